@@ -1,0 +1,60 @@
+# Graticule Georeferencer: set-up, tests, demo, benchmarks and packaging.
+# Every target that needs Python runs `install` first, so each works on a fresh machine.
+
+SHELL := /bin/bash
+VENV := .venv
+PYTHON := $(VENV)/bin/python
+PIP := $(PYTHON) -m pip --disable-pip-version-check -q
+STAMP := $(VENV)/.installed
+export QT_QPA_PLATFORM ?= offscreen
+
+# Debian 12 packages: QGIS and GDAL bindings (one GDAL per process: never a PyPI GDAL),
+# and the scientific stack compiled against Debian's numpy.
+APT_PACKAGES := python3-qgis qgis-providers python3-gdal gdal-bin python3-venv python3-pip \
+	python3-numpy python3-scipy python3-matplotlib python3-pyproj python3-pil \
+	pyqt5-dev-tools qttools5-dev-tools fonts-dejavu-core fonts-liberation2 zip
+
+.PHONY: install system-packages test lint demo bench bench-metrics zip transup transcompile clean
+
+install: system-packages $(STAMP)
+
+system-packages:
+	@tools/install-system-packages.sh $(APT_PACKAGES)
+
+$(STAMP): requirements.txt requirements-dev.txt constraints.txt | system-packages
+	@test -x $(PYTHON) || /usr/bin/python3 -m venv --system-site-packages $(VENV)
+	$(PIP) install -c constraints.txt -r requirements.txt -r requirements-dev.txt
+	$(PIP) install -c constraints.txt --no-deps icdar21-mapseg-eval
+	$(PYTHON) -c "import numpy, osgeo.gdal, qgis.core, cv2, shapely; \
+		assert numpy.__version__ == '1.24.2', numpy.__version__"
+	@touch $@
+	@echo "install: ready ($(VENV))"
+
+test: install transcompile
+	$(PYTHON) -m pytest
+
+lint: install
+	$(PYTHON) -m ruff check .
+
+demo: install
+	$(PYTHON) -m core.demo
+
+# Benchmarks print numbers; they are not part of `make test`. See README.md.
+bench: bench-metrics
+
+bench-metrics: install
+	$(PYTHON) -m benchmarks.bench_metrics
+
+zip: install transcompile
+	$(PYTHON) tools/make_zip.py
+
+transup: install
+	pylupdate5 -noobsolete $$(find plugin __init__.py -name '*.py' | sort) -ts i18n/graticule_georeferencer_fr.ts
+
+transcompile: system-packages
+	@for ts in i18n/*.ts; do [ -e "$$ts" ] || continue; \
+		qm=$${ts%.ts}.qm; [ "$$qm" -nt "$$ts" ] || lrelease -silent "$$ts" -qm "$$qm"; done
+
+clean:
+	rm -rf build dist .pytest_cache .ruff_cache demo-output bench-output
+	find . -name __pycache__ -prune -exec rm -rf {} +

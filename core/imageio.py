@@ -1,0 +1,144 @@
+"""Reading sheets and masks, with clear errors and reduced-size decoding.
+
+Colour arrays are RGB ``(H, W, 3) uint8``; grey arrays ``(H, W) uint8``; masks ``(H, W) bool``.
+EXIF orientation is ignored on purpose, so pixel coordinates match what GDAL and QGIS read.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from .errors import InputError
+
+ImageLike = str | os.PathLike | np.ndarray
+
+_REDUCED_GRAY = {1: cv2.IMREAD_GRAYSCALE, 2: cv2.IMREAD_REDUCED_GRAYSCALE_2,
+                 4: cv2.IMREAD_REDUCED_GRAYSCALE_4, 8: cv2.IMREAD_REDUCED_GRAYSCALE_8}
+_REDUCED_COLOR = {1: cv2.IMREAD_COLOR, 2: cv2.IMREAD_REDUCED_COLOR_2,
+                  4: cv2.IMREAD_REDUCED_COLOR_4, 8: cv2.IMREAD_REDUCED_COLOR_8}
+_JPEG_SUFFIXES = {".jpg", ".jpeg", ".jpe", ".jfif"}
+
+
+def check_readable_file(path: str | os.PathLike) -> Path:
+    """Return ``path`` as a Path, or raise InputError if it is not a non-empty file."""
+    p = Path(path)
+    if not p.exists():
+        raise InputError(f"{p}: no such file; check the path")
+    if p.is_dir():
+        raise InputError(f"{p} is a directory; give an image file")
+    if p.stat().st_size == 0:
+        raise InputError(f"{p} is empty (0 bytes); give a complete image file")
+    return p
+
+
+def _check_jpeg_complete(p: Path) -> None:
+    """Raise InputError when a JPEG file lacks its end-of-image marker (truncated download)."""
+    if p.suffix.lower() not in _JPEG_SUFFIXES:
+        return
+    size = p.stat().st_size
+    with p.open("rb") as f:
+        head = f.read(3)
+        f.seek(max(0, size - 4096))
+        tail = f.read()
+    if head != b"\xff\xd8\xff":
+        raise InputError(f"{p} is not a JPEG image despite its name; give a JPEG, PNG or TIFF file")
+    if b"\xff\xd9" not in tail:
+        raise InputError(f"{p} is a truncated JPEG (no end marker); copy or download it again")
+
+
+def read_image(source: ImageLike, *, reduce: int = 1, gray: bool = False) -> np.ndarray:
+    """Read an image file (or validate an array) as RGB or grey uint8.
+
+    Args:
+        source: a file path (JPEG, PNG, TIFF...) or an array already in memory.
+        reduce: 1, 2, 4 or 8: decode at 1/reduce of the size in each direction (JPEG DCT
+            scaling, much faster than decoding then resizing). The result has
+            ``ceil(W / reduce)`` columns. Arrays are resized with area averaging.
+        gray: return ``(H, W)`` luminance instead of ``(H, W, 3)`` RGB.
+    """
+    if reduce not in _REDUCED_GRAY:
+        raise ValueError(f"reduce must be 1, 2, 4 or 8, not {reduce}")
+    if isinstance(source, np.ndarray):
+        img = as_image_array(source)
+        if gray and img.ndim == 3:
+            img = cv2.cvtColor(img, cv2.COLOR_RGB2GRAY)
+        elif not gray and img.ndim == 2:
+            img = cv2.cvtColor(img, cv2.COLOR_GRAY2RGB)
+        if reduce > 1:
+            h, w = img.shape[:2]
+            img = cv2.resize(img, (-(-w // reduce), -(-h // reduce)), interpolation=cv2.INTER_AREA)
+        return img
+    p = check_readable_file(source)
+    _check_jpeg_complete(p)
+    flags = (_REDUCED_GRAY if gray else _REDUCED_COLOR)[reduce] | cv2.IMREAD_IGNORE_ORIENTATION
+    img = cv2.imread(str(p), flags)
+    if img is None or img.size == 0:
+        raise InputError(f"{p} is not a readable image; give a JPEG, PNG or TIFF file")
+    if not gray:
+        cv2.cvtColor(img, cv2.COLOR_BGR2RGB, dst=img)
+    return img
+
+
+def as_image_array(img: np.ndarray) -> np.ndarray:
+    """Validate an in-memory image: uint8, 2-D grey or 3-D with 3 (RGB) or 4 (RGBA) channels."""
+    if img.dtype != np.uint8:
+        raise InputError(f"image array must be uint8, not {img.dtype}")
+    if img.size == 0:
+        raise InputError("image array is empty")
+    if img.ndim == 3 and img.shape[2] == 4:
+        img = img[:, :, :3]
+    if not (img.ndim == 2 or (img.ndim == 3 and img.shape[2] == 3)):
+        raise InputError(f"image array must be (H, W) or (H, W, 3), not {img.shape}")
+    return img
+
+
+def image_size(path: str | os.PathLike) -> tuple[int, int]:
+    """(width, height) in pixels, read from the file header without decoding the pixels."""
+    from PIL import Image, UnidentifiedImageError
+
+    p = check_readable_file(path)
+    Image.MAX_IMAGE_PIXELS = None
+    try:
+        with Image.open(p) as im:
+            return im.size
+    except (UnidentifiedImageError, OSError) as exc:
+        raise InputError(f"{p} is not a readable image; give a JPEG, PNG or TIFF file") from exc
+
+
+def read_mask(source: ImageLike, shape: tuple[int, int] | None = None, *,
+              what: str = "mask") -> np.ndarray:
+    """Read a binary mask (0 = out, 255 = in; thresholded at 128) as a bool array.
+
+    Args:
+        source: single-channel 8-bit image file, or an array (bool or uint8).
+        shape: expected ``(H, W)``; a mask of another size is an InputError.
+        what: what the mask is, for error messages ("map-area mask", ...).
+    """
+    if isinstance(source, np.ndarray):
+        m = source
+        name = what
+    else:
+        p = check_readable_file(source)
+        m = cv2.imread(str(p), cv2.IMREAD_UNCHANGED | cv2.IMREAD_IGNORE_ORIENTATION)
+        if m is None:
+            raise InputError(f"{p} is not a readable image; give a 0/255 PNG {what}")
+        name = f"{what} {p}"
+    if m.ndim == 3:
+        if m.shape[2] >= 3 and not (np.array_equal(m[..., 0], m[..., 1])
+                                    and np.array_equal(m[..., 0], m[..., 2])):
+            raise InputError(f"{name} is a colour image; give a single-channel 0/255 PNG")
+        m = m[..., 0]
+    if m.dtype == bool:
+        mask = m
+    elif m.dtype == np.uint8:
+        mask = m >= 128
+    else:
+        raise InputError(f"{name} has {m.dtype} pixels; give an 8-bit 0/255 PNG")
+    if shape is not None and mask.shape != tuple(shape):
+        raise InputError(f"{name} is {mask.shape[1]} x {mask.shape[0]} px but the image is "
+                         f"{shape[1]} x {shape[0]} px; give the mask made for this image")
+    return mask

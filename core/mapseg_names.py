@@ -1,0 +1,68 @@
+"""File naming of the ICDAR 2021 MapSeg dataset and the pairing of directories by it.
+
+A sheet ``NNN`` has ``NNN-INPUT.jpg`` (the scan), ``NNN-INPUT-MASK.png`` (map area),
+``NNN-OUTPUT-GT.<ext>`` (ground truth) and a method writes ``NNN-OUTPUT-PRED.<ext>``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from .errors import InputError
+
+INPUT = "-INPUT.jpg"
+INPUT_MASK = "-INPUT-MASK.png"
+OUTPUT_GT = "-OUTPUT-GT"
+OUTPUT_PRED = "-OUTPUT-PRED"
+
+
+def sheet_id(path: str | os.PathLike) -> str:
+    """The ``NNN`` part of a MapSeg file name (everything before the first ``-INPUT``
+    or ``-OUTPUT``), or the file stem when the name does not follow the convention."""
+    name = Path(path).name
+    for marker in ("-INPUT", "-OUTPUT"):
+        if marker in name:
+            return name.split(marker)[0]
+    return Path(path).stem
+
+
+def list_inputs(directory: str | os.PathLike) -> list[Path]:
+    """Every ``NNN-INPUT.jpg`` in ``directory``, sorted; InputError when there is none."""
+    d = Path(directory)
+    found = sorted(d.glob(f"*{INPUT}"))
+    if not found:
+        raise InputError(f"{d} holds no NNN{INPUT} file; name the sheets as in MapSeg")
+    return found
+
+
+def mask_for_input(input_path: str | os.PathLike) -> Path | None:
+    """The ``NNN-INPUT-MASK.png`` next to ``NNN-INPUT.jpg`` if it exists."""
+    p = Path(input_path)
+    candidate = p.with_name(sheet_id(p) + INPUT_MASK)
+    return candidate if candidate.is_file() else None
+
+
+def pair_gt_pred(ref_dir: str | os.PathLike, pred_dir: str | os.PathLike,
+                 ext: str) -> list[tuple[str, Path, Path]]:
+    """Pair ``NNN-OUTPUT-GT.ext`` in ``ref_dir`` with ``NNN-OUTPUT-PRED.ext`` in ``pred_dir``.
+
+    Returns ``(NNN, gt_path, pred_path)`` sorted by NNN. Any unmatched name is an InputError
+    listing them (the official tool refuses such directories too).
+    """
+    refs = {sheet_id(p): p for p in Path(ref_dir).glob(f"*{OUTPUT_GT}{ext}")}
+    preds = {sheet_id(p): p for p in Path(pred_dir).glob(f"*{OUTPUT_PRED}{ext}")}
+    if not refs:
+        raise InputError(f"{ref_dir} holds no NNN{OUTPUT_GT}{ext} file")
+    if not preds:
+        raise InputError(f"{pred_dir} holds no NNN{OUTPUT_PRED}{ext} file")
+    only_ref = sorted(set(refs) - set(preds))
+    only_pred = sorted(set(preds) - set(refs))
+    if only_ref or only_pred:
+        parts = []
+        if only_ref:
+            parts.append(f"no prediction for {', '.join(only_ref)}")
+        if only_pred:
+            parts.append(f"no reference for {', '.join(only_pred)}")
+        raise InputError("; ".join(parts) + "; give matching NNN names in both directories")
+    return [(k, refs[k], preds[k]) for k in sorted(refs)]
