@@ -1,0 +1,74 @@
+"""What graticule detection returns: intersections with grid indices, and the line families.
+
+Pixel coordinates: x right, y down, in pixels of the full-resolution image.
+
+Grid indices are image-oriented: ``column`` counts the lines of the family closer to
+vertical in the image and increases towards +x; ``row`` counts the family closer to
+horizontal and increases towards +y (down). On a north-up sheet the easting grows with the
+column and the northing falls with the row; a sheet scanned at 90 degrees swaps them, which
+is why georeferencing needs anchors to name the cells (see core.georef).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class LineFamily:
+    """Parallel, evenly spaced lines ``x cos(t) + y sin(t) = offset + k * spacing``.
+
+    Attributes:
+        normal_angle_deg: t, the direction of the lines' normal in degrees, measured from +x
+            towards +y (clockwise on screen). Columns have t in (-45, 45], rows in (45, 135].
+        spacing_px: distance between neighbouring lines, pixels (> 0).
+        offset_px: signed distance of line k = 0 from the image origin along the normal.
+        indices: the k of every line found on the sheet, ascending.
+    """
+
+    normal_angle_deg: float
+    spacing_px: float
+    offset_px: float
+    indices: tuple[int, ...]
+
+    @property
+    def line_angle_deg(self) -> float:
+        """Direction of the lines themselves: the normal turned by +90 degrees."""
+        return self.normal_angle_deg + 90.0
+
+    def line_position(self, k: float) -> float:
+        """Signed distance of line ``k`` from the origin along the normal, pixels."""
+        return self.offset_px + k * self.spacing_px
+
+
+@dataclass
+class GraticuleResult:
+    """Graticule intersections found on one sheet.
+
+    Attributes:
+        points: ``(N, 2)`` float64 sub-pixel positions (x, y) of the intersections.
+        index: ``(N, 2)`` int ``(column, row)`` grid index of each intersection.
+        confidence: ``(N,)`` float in [0, 1]: how clearly both lines were seen there.
+        columns: the family of near-vertical lines (in the image).
+        rows: the family of near-horizontal lines.
+        image_size: ``(width, height)`` of the image, pixels.
+    """
+
+    points: np.ndarray
+    index: np.ndarray
+    confidence: np.ndarray
+    columns: LineFamily
+    rows: LineFamily
+    image_size: tuple[int, int]
+
+    def __post_init__(self) -> None:
+        self.points = np.asarray(self.points, dtype=np.float64).reshape(-1, 2)
+        self.index = np.asarray(self.index, dtype=np.int64).reshape(-1, 2)
+        self.confidence = np.asarray(self.confidence, dtype=np.float64).reshape(-1)
+        if not (len(self.points) == len(self.index) == len(self.confidence)):
+            raise ValueError("points, index and confidence must have the same length")
+
+    def __len__(self) -> int:
+        return len(self.points)
