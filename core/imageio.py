@@ -83,6 +83,25 @@ def read_image(source: ImageLike, *, reduce: int = 1, gray: bool = False) -> np.
     return img
 
 
+def read_red_channel(source: ImageLike) -> np.ndarray:
+    """The red channel as ``(H, W) uint8``: black and grey ink stay dark, red ink turns pale.
+
+    Used where red printing (labels, boundaries) must not be mistaken for black line work.
+    A grey image is returned as it is.
+    """
+    if isinstance(source, np.ndarray):
+        img = as_image_array(source)
+        return img if img.ndim == 2 else np.ascontiguousarray(img[:, :, 0])
+    p = check_readable_file(source)
+    _check_jpeg_complete(p)
+    img = cv2.imread(str(p), cv2.IMREAD_COLOR | cv2.IMREAD_IGNORE_ORIENTATION)
+    if img is None or img.size == 0:
+        raise InputError(f"{p} is not a readable image; give a JPEG, PNG or TIFF file")
+    red = np.ascontiguousarray(img[:, :, 2])   # OpenCV decodes to BGR
+    del img
+    return red
+
+
 def as_image_array(img: np.ndarray) -> np.ndarray:
     """Validate an in-memory image: uint8, 2-D grey or 3-D with 3 (RGB) or 4 (RGBA) channels."""
     if img.dtype != np.uint8:

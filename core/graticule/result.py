@@ -54,6 +54,10 @@ class GraticuleResult:
         columns: the family of near-vertical lines (in the image).
         rows: the family of near-horizontal lines.
         image_size: ``(width, height)`` of the image, pixels.
+        visible: ``(N,)`` bool: both lines are drawn right through the crossing. A crossing
+            under a label or a gap of a line is still a valid control point (the lines
+            define it) but is not an intersection one can see, which MapSeg ground truth
+            and our generator leave out; ``visible_only()`` keeps the others.
     """
 
     points: np.ndarray
@@ -62,13 +66,24 @@ class GraticuleResult:
     columns: LineFamily
     rows: LineFamily
     image_size: tuple[int, int]
+    visible: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         self.points = np.asarray(self.points, dtype=np.float64).reshape(-1, 2)
         self.index = np.asarray(self.index, dtype=np.int64).reshape(-1, 2)
         self.confidence = np.asarray(self.confidence, dtype=np.float64).reshape(-1)
-        if not (len(self.points) == len(self.index) == len(self.confidence)):
-            raise ValueError("points, index and confidence must have the same length")
+        if self.visible is None:
+            self.visible = np.ones(len(self.points), dtype=bool)
+        self.visible = np.asarray(self.visible, dtype=bool).reshape(-1)
+        if not (len(self.points) == len(self.index) == len(self.confidence)
+                == len(self.visible)):
+            raise ValueError("points, index, confidence and visible must have the same length")
 
     def __len__(self) -> int:
         return len(self.points)
+
+    def visible_only(self) -> GraticuleResult:
+        """The same result restricted to the crossings one can see on the map."""
+        v = self.visible
+        return GraticuleResult(self.points[v], self.index[v], self.confidence[v], self.columns,
+                               self.rows, self.image_size, self.visible[v])

@@ -1,0 +1,90 @@
+"""``python -m core.graticule``: graticule intersections of one sheet or a directory.
+
+    python -m core.graticule INPUT.jpg -o OUT.csv [--mask MASK.png] [--debug DIR]
+    python -m core.graticule INDIR -o OUTDIR [--debug DIR]
+
+The CSV is MapSeg task 3: an ``x,y`` header, then one intersection a line, pixels (x right,
+y down, integer values at pixel centres), one decimal. In directory mode every
+``NNN-INPUT.jpg`` gives ``OUTDIR/NNN-OUTPUT-PRED.csv`` and ``NNN-INPUT-MASK.png`` beside it
+is used when present.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..cli import run_batch, run_cli
+from ..errors import InputError
+from ..formats.mapseg_csv import write_points_csv
+from ..mapseg_names import OUTPUT_PRED, list_inputs, mask_for_input, sheet_id
+from .debug import write_debug
+from .detect import detect_graticule
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m core.graticule",
+        description="Find the graticule (grid line) intersections of scanned map sheets "
+                    "and write them as MapSeg task 3 CSV files.")
+    p.add_argument("input", help="a sheet image (JPEG, PNG, TIFF) or a directory of "
+                                 "NNN-INPUT.jpg sheets")
+    p.add_argument("-o", "--output", required=True,
+                   help="output CSV (file mode) or directory (directory mode)")
+    p.add_argument("--mask", help="map-area mask (0 outside the map, 255 inside); default: "
+                                  "NNN-INPUT-MASK.png beside the sheet when present")
+    p.add_argument("--no-mask", action="store_true", help="ignore any mask beside the sheet")
+    p.add_argument("--spacing", type=float, metavar="PX",
+                   help="expected distance between grid lines, pixels (default: found)")
+    p.add_argument("--all", action="store_true",
+                   help="also write crossings hidden under a gap of a grid line (left out by "
+                        "MapSeg ground truth, still valid control points)")
+    p.add_argument("--debug", metavar="DIR",
+                   help="write a downscaled picture of each sheet with the grid drawn on it")
+    return p
+
+
+def _detect_one(image: Path, mask: Path | None, out_csv: Path, args: argparse.Namespace) -> str:
+    result = detect_graticule(image, mask, spacing_px=args.spacing)
+    kept = result if args.all else result.visible_only()
+    write_points_csv(out_csv, kept.points)
+    if args.debug:
+        write_debug(Path(args.debug) / f"{image.stem}-graticule.png", image, result)
+    hidden = len(result) - len(result.visible_only())
+    spacing = result.columns.spacing_px
+    return (f"{image.name}: {len(kept)} intersections"
+            + (f" ({hidden} hidden crossings {'included' if args.all else 'left out'})"
+               if hidden else "")
+            + f", spacing {spacing:.1f} px, lines at {result.columns.line_angle_deg - 90:.2f} "
+              f"and {result.rows.line_angle_deg - 90:.2f} deg -> {out_csv}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    src = Path(args.input)
+    if not src.exists():
+        raise InputError(f"{src}: no such file or directory; check the path")
+    if src.is_dir():
+        if args.mask:
+            raise InputError("--mask names one file; in directory mode each sheet's "
+                             "NNN-INPUT-MASK.png is used")
+        outdir = Path(args.output)
+        if outdir.exists() and not outdir.is_dir():
+            raise InputError(f"{outdir} is a file; give an output directory")
+        sheets = list_inputs(src)
+
+        def work(image: Path) -> None:
+            mask = None if args.no_mask else mask_for_input(image)
+            out = outdir / f"{sheet_id(image)}{OUTPUT_PRED}.csv"
+            print(_detect_one(image, mask, out, args), file=sys.stderr)
+
+        return run_batch(sheets, work, name=lambda p: p.name, desc="sheets")
+    mask = Path(args.mask) if args.mask else (None if args.no_mask else mask_for_input(src))
+    print(_detect_one(src, mask, Path(args.output), args))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(run_cli(main))

@@ -1,0 +1,153 @@
+"""Coarse search for long straight thin lines: candidates for graticule lines.
+
+Works on a reduced "ridge" image (thin dark lines bright, everything else dark). For each
+angle the image is rotated so that lines with that normal become columns, cut into strips
+along the lines, and each strip's column sums are high-passed across the lines. A line that
+runs straight through the whole map stands out in most strips at the same column, so the
+score of a column is a low quantile of its strips' values: short strong features (text,
+block outlines, a short street) do not survive, long faint ones do.
+
+Angles are normal angles in degrees, measured from +x towards +y (pixel y down); a line with
+normal angle t is ``x cos t + y sin t = rho``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from .angles import angle_difference
+
+SIDE_PX = 2                     # coarse columns between a line and its comparison columns
+
+
+@dataclass(frozen=True)
+class LineCandidate:
+    """A straight line found at coarse scale, in full-resolution pixels."""
+
+    normal_angle_deg: float
+    rho_px: float
+    score: float
+
+
+def ridge_image(gray: np.ndarray, half_width: int) -> np.ndarray:
+    """Depth of thin dark lines in any direction: ``max over axes of min(neighbours) - pixel``.
+
+    ``gray`` is uint8 with dark lines; the result is uint8, 0 on paper, edges and wide areas
+    and within ``half_width`` of the border.
+    """
+    h = half_width
+    out = np.zeros_like(gray)
+    side = np.empty_like(gray[:, 2 * h:])
+    np.minimum(gray[:, :-2 * h], gray[:, 2 * h:], out=side)
+    out[:, h:-h] = cv2.subtract(side, gray[:, h:-h])
+    side = np.empty_like(gray[2 * h:, :])
+    np.minimum(gray[:-2 * h, :], gray[2 * h:, :], out=side)
+    np.maximum(out[h:-h, :], cv2.subtract(side, gray[h:-h, :]), out=out[h:-h, :])
+    return out
+
+
+@dataclass
+class CoarseScan:
+    """Scores of every (angle, rho) at coarse scale.
+
+    Attributes:
+        angles_deg: (A,) normal angles scanned.
+        scores: (A, D) line score per angle and rotated column.
+        scale: full-resolution pixels per coarse pixel.
+        centre_rho: (A,) full-resolution rho of the rotated image's centre column.
+        canvas: D, the rotated image's width in coarse pixels.
+    """
+
+    angles_deg: np.ndarray
+    scores: np.ndarray
+    scale: float
+    centre_rho: np.ndarray
+    canvas: int
+
+    def rho_of(self, angle_index: int, column: float) -> float:
+        """Full-resolution rho of a rotated column at a scanned angle."""
+        return float(self.centre_rho[angle_index] + (column - self.canvas / 2) * self.scale)
+
+
+def scan_lines(ridge: np.ndarray, valid: np.ndarray, scale: float, angles_deg: np.ndarray, *,
+               strip_px: int, drift_px: int = 1, quantile: float = 0.4) -> CoarseScan:
+    """Score straight lines at every angle in ``angles_deg`` on a reduced ridge image.
+
+    Args:
+        ridge: (h, w) float32 ridge image at 1/scale of the full resolution.
+        valid: (h, w) float32 0/1, where lines may be counted (map area, inside the image).
+        scale: full-resolution pixels per pixel of ``ridge``.
+        strip_px: strip length along the lines, coarse pixels.
+        drift_px: tolerance across the line between strips (angle step, bending), pixels.
+        quantile: a column scores the ``quantile`` of its valid strips' values; 0.4 means
+            the line must be there in 60 % of the map it crosses.
+    """
+    h, w = ridge.shape
+    canvas = int(np.ceil(np.hypot(h, w))) + 2
+    canvas = -(-canvas // strip_px) * strip_px
+    n_strips = canvas // strip_px
+    shift = np.float64([(canvas - w) / 2, (canvas - h) / 2])
+    # fixed point in 8 bits (ridge x 16, valid x 255): rotating bytes is several times
+    # faster than floats; the ridge is clipped to <= 15 grey levels (see RIDGE_CLIP)
+    packed = np.dstack([np.clip(ridge * valid * 16.0, 0, 255),
+                        valid * 255.0]).astype(np.uint8)
+    scores = np.zeros((len(angles_deg), canvas), np.float32)
+    drift_kernel = np.ones((1, 2 * drift_px + 1), np.uint8)
+    for i, angle in enumerate(angles_deg):
+        m = cv2.getRotationMatrix2D((w / 2, h / 2), float(angle), 1.0)
+        m[:, 2] += shift
+        rot = cv2.warpAffine(packed, m, (canvas, canvas), flags=cv2.INTER_LINEAR)
+        sums = rot.reshape(n_strips, strip_px, canvas, 2).sum(axis=1, dtype=np.float32)
+        ink, cover = sums[..., 0] / 16.0, sums[..., 1] / 255.0
+        # a line is more ink than both neighbours two columns away (texture is not)
+        sides = np.full_like(ink, np.inf)
+        sides[:, SIDE_PX:-SIDE_PX] = np.maximum(ink[:, :-2 * SIDE_PX], ink[:, 2 * SIDE_PX:])
+        tophat = cv2.dilate(np.where(np.isfinite(sides), ink - sides, 0).astype(np.float32),
+                            drift_kernel)
+        full = cover >= 0.8 * strip_px
+        per_px = np.where(full, tophat / np.maximum(cover, 1.0), np.inf)
+        per_px.sort(axis=0)   # valid values first, in increasing order
+        n_full = full.sum(axis=0)
+        rank = np.floor(quantile * np.maximum(n_full - 1, 0)).astype(int)
+        q = np.take_along_axis(per_px, rank[None, :], axis=0)[0]
+        ok = n_full >= 2
+        if ok.sum() > 4:
+            baseline = np.median(q[ok])   # what clutter alone gives along a line
+            scores[i, ok] = (q[ok] - baseline) * np.sqrt(n_full[ok])
+    t = np.radians(angles_deg)
+    centre_rho = ((w / 2) * np.cos(t) + (h / 2) * np.sin(t)) * scale
+    return CoarseScan(np.asarray(angles_deg, float), scores, scale, centre_rho, canvas)
+
+
+def candidate_lines(scan: CoarseScan, count: int, *, angle_window_deg: float = 1.5,
+                    rho_window_px: float = 40.0) -> list[LineCandidate]:
+    """The ``count`` best local maxima of the scan, at least the windows apart."""
+    step = float(np.median(np.diff(scan.angles_deg))) if len(scan.angles_deg) > 1 else 1.0
+    ka = max(1, round(angle_window_deg / step))
+    kr = max(1, round(rho_window_px / scan.scale))
+    s = scan.scores
+    local_max = s == cv2.dilate(s, np.ones((2 * ka + 1, 2 * kr + 1), np.uint8))
+    rows, cols = np.nonzero(local_max & (s > 0))
+    order = np.argsort(-s[rows, cols])
+    out: list[LineCandidate] = []
+    for j in order:
+        a, c = rows[j], cols[j]
+        cand = LineCandidate(float(scan.angles_deg[a]), scan.rho_of(a, c), float(s[a, c]))
+        if any(_same_line(cand, o, angle_window_deg, rho_window_px) for o in out):
+            continue
+        out.append(cand)
+        if len(out) >= count:
+            break
+    return out
+
+
+def _same_line(a: LineCandidate, b: LineCandidate, angle_tol: float, rho_tol: float) -> bool:
+    da = angle_difference(a.normal_angle_deg, b.normal_angle_deg)
+    if abs(da) > angle_tol:
+        return False
+    flipped = abs(a.normal_angle_deg - b.normal_angle_deg) > 90.0
+    rho_b = -b.rho_px if flipped else b.rho_px
+    return abs(a.rho_px - rho_b) <= rho_tol

@@ -1,0 +1,326 @@
+"""Find the graticule of a sheet: ``detect_graticule(image, mask) -> GraticuleResult``.
+
+Steps (pixel x right, y down, full-resolution pixels; integer coordinates are pixel centres):
+
+1. Reduced ridge images, a coarse angle scan and fine scans of the best angle hypotheses
+   give the two line families, their spacing and candidate lines (core.graticule.gridsearch).
+2. Each candidate is followed at full resolution (core.graticule.linetrack); the comb of each
+   family then predicts the lines not yet found, which are looked for on purpose (faint or
+   interrupted lines are recovered from the grid's regularity; lines off the comb are not
+   grid lines).
+3. Every column line crosses every row line: the crossing is measured from both lines'
+   ridges around it (core.graticule.intersections) and kept when it lies in the map area and
+   both lines are seen there.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from ..errors import NoGraticuleError
+from ..imageio import ImageLike, read_mask, read_red_channel
+from ..progress import ProgressCallback, report
+from .angles import angle_difference, normalise_angle
+from .gridsearch import GridHypothesis, find_grid, reduced_images
+from .intersections import drawn_through, refine_crossing
+from .linetrack import LineTrack, ValidArea, find_line_near, track_line
+from .result import GraticuleResult, LineFamily
+
+VALID_SCALE = 8   # the map-area mask used for counting line evidence is kept at 1/8
+GUESS_HALF_LENGTH_PX = 400.0   # track samples this near a crossing predict it
+
+
+@dataclass
+class DetectionSettings:
+    """Tuning of the detector; the defaults suit 1:5000 atlas sheets scanned at 300 dpi."""
+
+    hypotheses: int = 4             # angle hypotheses examined with a fine scan
+    search_px: float = 24.0         # how far a fine-scan line may be from the true line
+    min_coverage: float = 0.25      # share of its length a grid line must show
+    min_strength: float = 6.0       # ridge depth (grey levels) that counts as line evidence
+    min_spacing_px: float = 250.0
+    max_spacing_px: float = 8000.0
+    mask_margin_px: int = 24        # lines are only followed this far inside the map mask
+
+
+@dataclass
+class _Line:
+    """A grid line followed at full resolution, with its comb index."""
+
+    track: LineTrack
+    k: int
+    rho: float
+
+
+def detect_graticule(image: ImageLike, mask: ImageLike | None = None, *,
+                     spacing_px: float | None = None,
+                     progress: ProgressCallback | None = None,
+                     settings: DetectionSettings | None = None) -> GraticuleResult:
+    """Find the graticule intersections of a sheet.
+
+    Args:
+        image: path of the scan, or an RGB/grey uint8 array.
+        mask: optional map-area mask (path or array, 255/True = map); intersections outside
+            it are not reported, lines are followed only inside it.
+        spacing_px: expected distance between grid lines in pixels, if known (else found).
+        progress: callback(fraction, message); may raise core.progress.Cancelled.
+        settings: detector tuning.
+
+    Raises:
+        NoGraticuleError: no two crossing families of evenly spaced lines were found.
+    """
+    cfg = settings or DetectionSettings()
+    report(progress, 0.0, "reading image")
+    gray = read_red_channel(image)
+    height, width = gray.shape
+    map_mask = read_mask(mask, (height, width), what="map-area mask") \
+        if mask is not None else None
+    if map_mask is not None and not map_mask.any():
+        raise NoGraticuleError("the map-area mask is empty; give the mask of this sheet")
+    valid = _valid_area(map_mask, cfg.mask_margin_px)
+
+    report(progress, 0.2, "searching the grid's orientation and spacing")
+    images = reduced_images(gray, map_mask)
+    hyp = find_grid(images, hypotheses=cfg.hypotheses, min_spacing_px=cfg.min_spacing_px,
+                    max_spacing_px=cfg.max_spacing_px, spacing_hint=spacing_px)
+    if hyp is None or not hyp.lines[0] or not hyp.lines[1]:
+        raise NoGraticuleError("no graticule found: no two families of evenly spaced straight "
+                               "lines cross on this sheet; check the image (and the mask)")
+
+    report(progress, 0.5, "following the grid lines")
+    families = [_follow_family(gray, valid, hyp, f, cfg) for f in (0, 1)]
+    if not families[0] or not families[1]:
+        raise NoGraticuleError("no graticule found: the grid lines seen at reduced scale could "
+                               "not be followed on the full-resolution image")
+
+    report(progress, 0.85, "locating intersections")
+    result = _intersections(gray, families, hyp, map_mask, valid, cfg)
+    if len(result) == 0:
+        raise NoGraticuleError("grid lines found but none of their crossings lies in the map "
+                               "area; check the mask")
+    report(progress, 1.0, f"{len(result)} intersections")
+    return result
+
+
+def _valid_area(map_mask: np.ndarray | None, margin_px: int) -> ValidArea | None:
+    if map_mask is None:
+        return None
+    h, w = map_mask.shape
+    small = cv2.resize(map_mask.view(np.uint8), (max(1, w // VALID_SCALE),
+                                                  max(1, h // VALID_SCALE)),
+                       interpolation=cv2.INTER_AREA) >= 1
+    r = max(1, margin_px // VALID_SCALE)
+    small = cv2.erode(small.view(np.uint8), np.ones((2 * r + 1, 2 * r + 1), np.uint8)) > 0
+    return ValidArea(small, VALID_SCALE)
+
+
+# --- following lines at full resolution ---------------------------------------------------
+
+def _line_extent(origin: np.ndarray, direction: np.ndarray, width: int,
+                 height: int) -> tuple[float, float] | None:
+    """The t range where ``origin + t * direction`` is inside the image."""
+    lo, hi = -np.inf, np.inf
+    for axis, size in ((0, width), (1, height)):
+        d = direction[axis]
+        if abs(d) < 1e-12:
+            if not 0 <= origin[axis] <= size:
+                return None
+            continue
+        a, b = (0 - origin[axis]) / d, (size - origin[axis]) / d
+        lo, hi = max(lo, min(a, b)), min(hi, max(a, b))
+    return (lo, hi) if hi - lo > 1 else None
+
+
+def _line_through(angle_deg: float, rho: float, width: int, height: int):
+    """Point nearest the image centre and direction of ``x cos t + y sin t = rho``."""
+    t = np.radians(angle_deg)
+    n = np.array([np.cos(t), np.sin(t)])
+    centre = np.array([width / 2, height / 2])
+    return centre + (rho - centre @ n) * n, np.array([-n[1], n[0]])
+
+
+def _follow(gray: np.ndarray, valid: ValidArea | None, angle_deg: float, rho: float,
+            search_px: float, cfg: DetectionSettings) -> LineTrack | None:
+    """Find and follow the line near ``(angle, rho)``; None when too little of it is seen."""
+    height, width = gray.shape
+    origin, direction = _line_through(angle_deg, rho, width, height)
+    extent = _line_extent(origin, direction, width, height)
+    if extent is None:
+        return None
+    near = find_line_near(gray, origin, direction, *extent, search_px=search_px,
+                          valid_area=valid, min_strength=cfg.min_strength)
+    if near is None:
+        return None
+    origin, direction = near
+    extent = _line_extent(origin, direction, width, height)
+    if extent is None:
+        return None
+    track = track_line(gray, origin, direction, *extent, valid_area=valid,
+                       min_strength=cfg.min_strength)
+    if track.inliers.sum() < 6 or track.coverage < cfg.min_coverage:
+        return None
+    return track
+
+
+def _rho(track: LineTrack, angle_deg: float) -> float:
+    """Signed distance of the track's fitted line at t = 0 along the normal ``angle_deg``."""
+    t = np.radians(angle_deg)
+    return float(track.point_at(0.0) @ np.array([np.cos(t), np.sin(t)]))
+
+
+def _follow_family(gray: np.ndarray, valid: ValidArea | None, hyp: GridHypothesis,
+                   family: int, cfg: DetectionSettings) -> list[_Line]:
+    """Follow the family's lines, place them on the comb, then look for the missing teeth."""
+    height, width = gray.shape
+    angle = hyp.angles_deg[family]
+    spacing = hyp.spacing_px
+    found: dict[int, _Line] = {}
+    phase = None
+    for cand in hyp.lines[family]:
+        rho = cand.rho_px if abs(angle_difference(cand.normal_angle_deg, angle)) < 45 else \
+            -cand.rho_px
+        track = _follow(gray, valid, angle, rho, cfg.search_px, cfg)
+        if track is None:
+            continue
+        r = _rho(track, angle)
+        if phase is None:
+            phase = r
+        k = round((r - phase) / spacing)
+        if abs(r - phase - k * spacing) > 0.03 * spacing:
+            continue   # off the comb: not a grid line
+        if k not in found or track.coverage > found[k].track.coverage:
+            found[k] = _Line(track, k, r)
+    if not found:
+        return []
+    # refine the comb from the followed lines, then recover the teeth still missing
+    ks = np.array(sorted(found))
+    rhos = np.array([found[k].rho for k in ks])
+    if len(ks) >= 2:
+        spacing, phase = np.polyfit(ks, rhos, 1)
+    else:
+        phase = rhos[0] - ks[0] * spacing
+    t = np.radians(angle)
+    corners = np.array([[0, 0], [width, 0], [0, height], [width, height]], float) \
+        @ np.array([np.cos(t), np.sin(t)])
+    for k in range(int(np.floor((corners.min() - phase) / spacing)),
+                   int(np.ceil((corners.max() - phase) / spacing)) + 1):
+        if k in found:
+            continue
+        rho = phase + k * spacing
+        if not corners.min() + 16 < rho < corners.max() - 16:
+            continue
+        track = _follow(gray, valid, angle, rho, min(16.0, 0.1 * spacing), cfg)
+        if track is None:
+            continue
+        r = _rho(track, angle)
+        if abs(r - rho) <= max(8.0, 0.01 * spacing):
+            found[k] = _Line(track, k, r)
+    return [found[k] for k in sorted(found)]
+
+
+# --- intersections --------------------------------------------------------------------------
+
+def _cross_lines(p1, d1, p2, d2) -> np.ndarray | None:
+    m = np.column_stack([d1, -d2])
+    if abs(np.linalg.det(m)) < 1e-9:
+        return None
+    s, _ = np.linalg.solve(m, p2 - p1)
+    return p1 + s * d1
+
+
+def _local_line(track: LineTrack, t: float) -> tuple[np.ndarray, np.ndarray, int]:
+    """Point and direction of the track's straight fit over its samples near t, and how
+    many samples that fit used (0: the smooth fit's tangent)."""
+    (a, b), used = track.local_fit(t, GUESS_HALF_LENGTH_PX)
+    n = track.normal
+    point = track.origin + t * track.direction + (a * t + b) * n
+    d = track.direction + a * n
+    return point, d / np.hypot(*d), used
+
+
+def _guess_crossing(a: LineTrack, b: LineTrack) -> tuple[np.ndarray, int, int] | None:
+    """Where two tracks cross, from their samples near the crossing (iterated), with the
+    number of samples each line had there."""
+    p = _cross_lines(a.point_at(0.0), a.direction, b.point_at(0.0), b.direction)
+    used_a = used_b = 0
+    for _ in range(3):
+        if p is None:
+            return None
+        pa, da, used_a = _local_line(a, float((p - a.origin) @ a.direction))
+        pb, db, used_b = _local_line(b, float((p - b.origin) @ b.direction))
+        p = _cross_lines(pa, da, pb, db)
+    return None if p is None else (p, used_a, used_b)
+
+
+def _intersections(gray: np.ndarray, families: list[list[_Line]], hyp: GridHypothesis,
+                   map_mask: np.ndarray | None, valid: ValidArea | None,
+                   cfg: DetectionSettings) -> GraticuleResult:
+    height, width = gray.shape
+    # columns: the family whose normal is closer to +x (its lines are closer to vertical)
+    first_is_column = abs(angle_difference(hyp.angles_deg[0], 0.0)) <= 45.0
+    cols, rows = (0, 1) if first_is_column else (1, 0)
+    col_family, col_index = _family(families[cols], hyp.angles_deg[cols], hyp.spacing_px, True)
+    row_family, row_index = _family(families[rows], hyp.angles_deg[rows], hyp.spacing_px, False)
+    points, index, conf, visible = [], [], [], []
+    for (ci, a), (ri, b) in itertools.product(enumerate(families[cols]),
+                                              enumerate(families[rows])):
+        guessed = _guess_crossing(a.track, b.track)
+        if guessed is None:
+            continue
+        guess, used_a, used_b = guessed
+        if not (-50 <= guess[0] < width + 50 and -50 <= guess[1] < height + 50):
+            continue
+        # where a line was hardly seen near the crossing, look for it further away
+        search = tuple(6.0 if used >= 6 else 16.0 for used in (used_a, used_b))
+        refined = refine_crossing(gray, guess, a.track.direction, b.track.direction,
+                                  min_strength=cfg.min_strength, search_px=search)
+        if refined is None:
+            continue
+        p, la, lb = refined
+        if not (0 <= p[0] < width and 0 <= p[1] < height) or np.hypot(*(p - guess)) > 20:
+            continue
+        if map_mask is not None and not map_mask[round(p[1]), round(p[0])]:
+            continue
+        if min(la.before + la.after, lb.before + lb.after) < 3:
+            continue
+        if map_mask is None and min(la.before, la.after) < 2 and min(lb.before, lb.after) < 2:
+            continue   # both lines end here: a corner outside the map, not a crossing
+        points.append(p)
+        index.append((col_index[ci], row_index[ri]))
+        conf.append(float(np.sqrt(la.support * lb.support)))
+        visible.append(all(drawn_through(gray, ln, p, min_strength=cfg.min_strength)
+                           for ln in (la, lb)))
+    return GraticuleResult(np.array(points).reshape(-1, 2), np.array(index).reshape(-1, 2),
+                           np.array(conf), col_family, row_family, (width, height),
+                           np.array(visible, dtype=bool))
+
+
+def _family(lines: list[_Line], angle_deg: float, spacing: float,
+            column: bool) -> tuple[LineFamily, list[int]]:
+    """The LineFamily of followed lines and each line's grid index.
+
+    Columns get a normal angle in (-45, 45] (rho grows with x), rows in (45, 135] (rho
+    grows with y); index 0 is the line with the smallest rho.
+    """
+    lo = -45.0 if column else 45.0
+    angle, _ = normalise_angle(angle_deg, 0.0)
+    while angle <= lo:
+        angle += 180.0
+    while angle > lo + 180.0:
+        angle -= 180.0
+    sign = 1
+    if angle > lo + 90.0:   # the normal points the wrong way for this family
+        angle -= 180.0
+        sign = -1
+    ks = np.array([sign * ln.k for ln in lines])
+    k0 = int(ks.min())
+    t = np.radians(angle)
+    n = np.array([np.cos(t), np.sin(t)])
+    rhos = np.array([float(ln.track.point_at(0.0) @ n) for ln in lines])
+    offset = float(np.median(rhos - (ks - k0) * spacing))
+    family = LineFamily(angle, float(spacing), offset, tuple(sorted(int(k - k0) for k in ks)))
+    return family, [int(k - k0) for k in ks]

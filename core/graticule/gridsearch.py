@@ -1,0 +1,242 @@
+"""Find the graticule's orientation, spacing and line positions at reduced scale.
+
+1. A coarse scan (1/16 scale, 1 degree steps) scores straight lines at every angle.
+2. A graticule is two perpendicular families of evenly spaced lines with one spacing, so
+   each angle is scored by the autocorrelation of its line profile at a lag s plus that of
+   the perpendicular angle at the same lag: the best (angle, spacing) pairs are hypotheses.
+3. Each hypothesis is examined with a fine scan (1/8 scale, quarter-degree steps) around both
+   angles, where even faint 1 px lines stand out once the angle is right; its lines are
+   fitted with a comb and the hypothesis explaining the most line evidence wins.
+
+The ridge image counts thin-line evidence with a clipped depth, so a faint grid line weighs
+as much per pixel as a black outline: length, not darkness, decides.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from .angles import angle_difference, normalise_angle
+from .coarse import CoarseScan, LineCandidate, candidate_lines, ridge_image, scan_lines
+
+RIDGE_HALF_WIDTH_HALF_RES = 2   # ridge test offset at half resolution (4 px at full)
+RIDGE_CLIP = 8                  # ridge depth (half-resolution grey levels) counted at most
+STRIP_PX = 512                  # strip length along lines, full-resolution pixels
+
+
+@dataclass
+class ReducedImages:
+    """Clipped ridge images and their valid areas at the two working scales."""
+
+    coarse: np.ndarray
+    coarse_valid: np.ndarray
+    coarse_scale: int
+    fine: np.ndarray
+    fine_valid: np.ndarray
+    fine_scale: int
+
+
+@dataclass
+class GridHypothesis:
+    """A graticule seen at reduced scale.
+
+    Attributes:
+        angles_deg: normal angles of the two families (first: the one found first).
+        spacing_px: distance between lines, full-resolution pixels.
+        lines: per family, the candidate lines of the fine scan (strongest first).
+        score: how much line evidence the comb explains (arbitrary units).
+    """
+
+    angles_deg: tuple[float, float]
+    spacing_px: float
+    lines: tuple[list[LineCandidate], list[LineCandidate]]
+    score: float
+
+
+def reduced_images(gray: np.ndarray, valid: np.ndarray | None, *, coarse_scale: int = 16,
+                   fine_scale: int = 8, margin_px: int = 48) -> ReducedImages:
+    """Clipped ridge images at 1/fine_scale and 1/coarse_scale of ``gray`` (uint8, dark lines).
+
+    ``valid`` (bool, full resolution) marks where lines may be counted; it is shrunk by
+    ``margin_px`` so the map frame is not counted as a line.
+    """
+    height, width = gray.shape
+    half = cv2.resize(gray, (max(1, width // 2), max(1, height // 2)),
+                      interpolation=cv2.INTER_AREA)
+    ridge = ridge_image(half, RIDGE_HALF_WIDTH_HALF_RES)
+    del half
+    np.minimum(ridge, RIDGE_CLIP, out=ridge)
+    out = []
+    for scale in (fine_scale, coarse_scale):
+        shape = (max(1, width // scale), max(1, height // scale))
+        img = cv2.resize(ridge, shape, interpolation=cv2.INTER_AREA).astype(np.float32)
+        if valid is not None:
+            v = cv2.resize(valid.view(np.uint8), shape, interpolation=cv2.INTER_AREA)
+            v = (v >= 1).astype(np.float32)   # INTER_AREA of 0/1 bytes rounds: >= 0.5
+        else:
+            v = np.ones(img.shape, np.float32)
+        r = max(1, margin_px // scale)
+        v = cv2.erode(v, np.ones((2 * r + 1, 2 * r + 1), np.uint8))
+        out += [img, v]
+    return ReducedImages(out[2], out[3], coarse_scale, out[0], out[1], fine_scale)
+
+
+def coarse_scan(images: ReducedImages, step_deg: float = 1.0) -> CoarseScan:
+    """Scan every angle in [-45, 135) at the coarse scale."""
+    s = images.coarse_scale
+    angles = np.arange(-45.0, 135.0, step_deg)
+    return scan_lines(images.coarse, images.coarse_valid, s, angles,
+                      strip_px=max(8, STRIP_PX // s), drift_px=2)
+
+
+def _peak_profiles(scan: CoarseScan) -> np.ndarray:
+    """Each angle's profile reduced to its local maxima (others 0), widened by one bin."""
+    a = scan.scores
+    peaks = (a == cv2.dilate(a, np.ones((1, 9), np.uint8))) & (a > 0)
+    p = np.where(peaks, a, 0.0).astype(np.float32)
+    return cv2.dilate(p, np.ones((1, 3), np.uint8)).astype(np.float64)
+
+
+def angle_hypotheses(scan: CoarseScan, count: int, min_spacing_px: float,
+                     max_spacing_px: float) -> list[tuple[float, float]]:
+    """The ``count`` best (angle, spacing) pairs by perpendicular comb evidence."""
+    p = _peak_profiles(scan)
+    n_angles, length = p.shape
+    nfft = 1 << int(np.ceil(np.log2(2 * length)))
+    spec = np.fft.rfft(p, nfft, axis=1)
+    ac = np.fft.irfft(np.abs(spec) ** 2, nfft, axis=1)[:, :length]
+    lo = max(2, int(min_spacing_px / scan.scale))
+    hi = min(length - 1, int(max_spacing_px / scan.scale))
+    if hi <= lo:
+        return []
+    step = float(np.median(np.diff(scan.angles_deg))) if n_angles > 1 else 1.0
+    quarter = round(90.0 / step)
+    tol = max(1, round(1.0 / step))
+    scored = []
+    for k in range(n_angles):
+        best, best_lag = 0.0, lo
+        for j in range(-tol, tol + 1):
+            other = ac[(k + quarter + j) % n_angles, lo:hi]
+            both = ac[k, lo:hi] + other
+            i = int(np.argmax(both))
+            if both[i] > best:
+                best, best_lag = float(both[i]), i + lo
+        scored.append((best, float(scan.angles_deg[k]), best_lag * scan.scale))
+    scored.sort(reverse=True)
+    out: list[tuple[float, float]] = []
+    for score, angle, spacing in scored:
+        if score <= 0:
+            break
+        # a pair and its perpendicular twin are the same hypothesis
+        if any(min(abs(angle_difference(angle, a)), abs(angle_difference(angle + 90, a))) < 2.5
+               for a, _ in out):
+            continue
+        out.append((angle, spacing))
+        if len(out) >= count:
+            break
+    return out
+
+
+def fine_lines(images: ReducedImages, angle_deg: float, *, half_range_deg: float = 0.75,
+               step_deg: float = 0.25, count: int = 16) -> list[LineCandidate]:
+    """Lines near ``angle_deg`` found by a fine scan (strongest first)."""
+    s = images.fine_scale
+    angles = np.arange(angle_deg - half_range_deg, angle_deg + half_range_deg + 1e-9, step_deg)
+    scan = scan_lines(images.fine, images.fine_valid, s, angles,
+                      strip_px=max(8, STRIP_PX // s), drift_px=1)
+    lines = candidate_lines(scan, count, angle_window_deg=2 * half_range_deg + 1,
+                            rho_window_px=3 * s)
+    return [LineCandidate(*normalise_angle(c.normal_angle_deg, c.rho_px), c.score)
+            for c in lines]
+
+
+def comb_evidence(lines: list[LineCandidate], spacing: float,
+                  tol: float) -> tuple[float, float, list[int]]:
+    """(score, phase, indices of the lines on the comb) for one family at one spacing.
+
+    The score is the summed strength of the lines on the comb (one per tooth), minus half
+    the mean strength for every tooth missing between them.
+    """
+    if not lines:
+        return 0.0, 0.0, []
+    rhos = np.array([c.rho_px for c in lines])
+    w = np.array([c.score for c in lines])
+    best = (-np.inf, 0.0, [])
+    for anchor in rhos:
+        k = np.round((rhos - anchor) / spacing)
+        dev = rhos - anchor - k * spacing
+        on = np.abs(dev) <= tol
+        chosen: dict[int, int] = {}
+        for i in np.flatnonzero(on):
+            if int(k[i]) not in chosen or w[i] > w[chosen[int(k[i])]]:
+                chosen[int(k[i])] = int(i)
+        ks = sorted(chosen)
+        missing = (ks[-1] - ks[0] + 1) - len(ks)
+        members = [chosen[kk] for kk in ks]
+        score = float(w[members].sum() - 0.5 * missing * w[members].mean())
+        if score > best[0]:
+            phase = float(np.median(rhos[members] - np.array(ks) * spacing))
+            best = (score, phase, members)
+    return best
+
+
+def evaluate_hypothesis(images: ReducedImages, angle_deg: float, spacing_guess: float,
+                        min_spacing_px: float, max_spacing_px: float) -> GridHypothesis:
+    """Fine-scan both families of a hypothesis and fit the best common comb."""
+    fam_a = fine_lines(images, angle_deg)
+    other = normalise_angle(angle_deg + 90.0, 0.0)[0]
+    fam_b = fine_lines(images, other)
+    spacings = _spacing_candidates(fam_a, fam_b, spacing_guess, min_spacing_px,
+                                   max_spacing_px)
+    best = GridHypothesis((angle_deg, other), spacing_guess, (fam_a, fam_b), 0.0)
+    for s in spacings:
+        tol = max(2.0 * images.fine_scale, 0.015 * s)
+        sa, _, ma = comb_evidence(fam_a, s, tol)
+        sb, _, mb = comb_evidence(fam_b, s, tol)
+        if sa + sb > best.score:
+            lines = ([fam_a[i] for i in ma], [fam_b[i] for i in mb])
+            angles = (_mean_angle(lines[0], angle_deg), _mean_angle(lines[1], other))
+            best = GridHypothesis(angles, float(s), lines, float(sa + sb))
+    return best
+
+
+def _mean_angle(lines: list[LineCandidate], default: float) -> float:
+    if not lines:
+        return default
+    w = np.array([c.score for c in lines])
+    a = np.array([default + angle_difference(c.normal_angle_deg, default) for c in lines])
+    return float(np.average(a, weights=w))
+
+
+def _spacing_candidates(fam_a: list[LineCandidate], fam_b: list[LineCandidate], guess: float,
+                        lo: float, hi: float) -> list[float]:
+    """The coarse guess plus spacings implied by pairs of strong lines of one family."""
+    out = [guess]
+    for fam in (fam_a, fam_b):
+        rhos = sorted(c.rho_px for c in fam[:8])
+        for i in range(len(rhos)):
+            for j in range(i + 1, len(rhos)):
+                gap = rhos[j] - rhos[i]
+                for div in (1, 2, 3):
+                    if lo <= gap / div <= hi and abs(gap / div - guess) < 0.25 * guess:
+                        out.append(gap / div)
+    return sorted(set(np.round(out, 1)))
+
+
+def find_grid(images: ReducedImages, *, hypotheses: int = 3, min_spacing_px: float = 250.0,
+              max_spacing_px: float = 8000.0,
+              spacing_hint: float | None = None) -> GridHypothesis | None:
+    """The best graticule hypothesis, or None when no angle shows any comb."""
+    scan = coarse_scan(images)
+    lo, hi = (0.8 * spacing_hint, 1.25 * spacing_hint) if spacing_hint else \
+        (min_spacing_px, max_spacing_px)
+    pairs = angle_hypotheses(scan, hypotheses, lo, hi)
+    best = None
+    for angle, spacing in pairs:
+        h = evaluate_hypothesis(images, angle, spacing, lo, hi)
+        if best is None or h.score > best.score:
+            best = h
+    return best

@@ -1,0 +1,139 @@
+"""Sub-pixel crossing point of two grid lines, measured where they cross.
+
+Paper warp bends grid lines by up to ~15 px over a sheet, so a crossing is not taken from
+the lines' global fits: around the predicted crossing, each line is located again block by
+block over a few hundred pixels on both sides and fitted with a straight line (robustly, so a
+street or a letter next to it does not pull it), and the two local lines are intersected.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .linetrack import ValidArea, block_peaks, robust_polyfit, straightened_strip
+
+LOCAL_HALF_LENGTH_PX = 256.0   # each line is fitted over this distance on both sides
+LOCAL_BLOCK_PX = 32
+LOCAL_SEARCH_PX = 6.0          # how far from the predicted line it may be found
+LOCAL_MAX_SLOPE = 0.015        # how much it may turn from the predicted direction (0.86 deg)
+LOCAL_TOL_PX = 1.0             # a block's ridge within this of the local fit supports it
+LOCAL_SIGMA_PX = 64.0          # weight of a block falls as exp(-t^2 / 2 sigma^2)
+
+
+@dataclass
+class LocalLine:
+    """A line fitted near a crossing: ``point + t * direction``; support counts per side."""
+
+    point: np.ndarray
+    direction: np.ndarray
+    before: int
+    after: int
+    blocks: int
+
+    @property
+    def support(self) -> float:
+        """Share of the blocks around the crossing where the line is seen."""
+        return (self.before + self.after) / max(1, self.blocks)
+
+
+def fit_local_line(gray: np.ndarray, centre: np.ndarray, direction: np.ndarray, *,
+                   min_strength: float, valid_area: ValidArea | None = None,
+                   half_length: float = LOCAL_HALF_LENGTH_PX,
+                   search_px: float = LOCAL_SEARCH_PX) -> LocalLine | None:
+    """The straight line best supported near ``centre`` along ``direction`` (None if unseen)."""
+    d = direction / np.hypot(*direction)
+    pk = block_peaks(gray, centre, d, -half_length, half_length, search_px=search_px,
+                     valid_area=valid_area, min_strength=min_strength, peaks=3,
+                     block_px=LOCAL_BLOCK_PX)
+    seen = ~np.isnan(pk.u)
+    ts = np.broadcast_to(pk.t[:, None], pk.u.shape)[seen]
+    us = pk.u[seen]
+    if len(ts) < 4:
+        return None
+    coef, inl = robust_polyfit(ts, us, 1, tol=1.5 * LOCAL_TOL_PX, iterations=150,
+                               max_slope=LOCAL_MAX_SLOPE)
+    if inl.sum() < 4:
+        return None
+    # local linear regression at the crossing: near blocks weigh most, so a bend or a kink
+    # (a fold) away from the crossing does not shift it
+    w = np.exp(-0.5 * (ts[inl] / LOCAL_SIGMA_PX) ** 2)
+    near = np.count_nonzero(w > 0.1)
+    if near >= 5:   # enough near samples for a local parabola (a bend, a fold's kink)
+        c2 = np.polyfit(ts[inl], us[inl], 2, w=np.sqrt(w))
+        coef = np.array([c2[1], c2[2]])   # slope and value at the crossing (t = 0)
+    elif near >= 3:
+        coef = np.polyfit(ts[inl], us[inl], 1, w=np.sqrt(w))
+    blocks_seen = np.unique(ts[inl])
+    n = np.array([-d[1], d[0]])
+    point = centre + coef[1] * n
+    new_d = d + coef[0] * n
+    return LocalLine(point, new_d / np.hypot(*new_d), int((blocks_seen < 0).sum()),
+                     int((blocks_seen >= 0).sum()), int(pk.valid.sum()))
+
+
+def intersect(a: LocalLine, b: LocalLine) -> np.ndarray | None:
+    """Crossing point of two local lines (None when nearly parallel)."""
+    m = np.column_stack([a.direction, -b.direction])
+    if abs(np.linalg.det(m)) < 1e-6:
+        return None
+    s, _ = np.linalg.solve(m, b.point - a.point)
+    return a.point + s * a.direction
+
+
+def refine_crossing(gray: np.ndarray, guess: np.ndarray, dir_a: np.ndarray,
+                    dir_b: np.ndarray, *, min_strength: float,
+                    valid_area: ValidArea | None = None,
+                    search_px: tuple[float, float] = (LOCAL_SEARCH_PX, LOCAL_SEARCH_PX)
+                    ) -> tuple[np.ndarray, LocalLine, LocalLine] | None:
+    """Measure where the lines along ``dir_a`` and ``dir_b`` cross near ``guess``.
+
+    ``search_px`` says how far from the guess each line may be (wider when the guess is
+    uncertain). Returns (point, line a, line b) or None when either line is not seen there.
+    """
+    p = np.asarray(guess, dtype=np.float64)
+    for _ in range(2):
+        a = fit_local_line(gray, p, dir_a, min_strength=min_strength, valid_area=valid_area,
+                           search_px=search_px[0])
+        b = fit_local_line(gray, p, dir_b, min_strength=min_strength, valid_area=valid_area,
+                           search_px=search_px[1])
+        if a is None or b is None:
+            return None
+        q = intersect(a, b)
+        if q is None:
+            return None
+        moved = np.hypot(*(q - p))
+        p = q
+        if moved < 0.5:
+            break
+        dir_a, dir_b = a.direction, b.direction
+        search_px = (LOCAL_SEARCH_PX, LOCAL_SEARCH_PX)   # the guess is now good
+    return p, a, b
+
+
+VISIBLE_CLEARANCE_PX = 5.0    # a line must be drawn from this far from the crossing ...
+VISIBLE_SEGMENT_PX = 16.0     # ... over this length, on both sides, to be seen crossing
+
+
+def drawn_through(gray: np.ndarray, line: LocalLine, centre: np.ndarray, *,
+                  min_strength: float) -> bool:
+    """Whether ``line`` is inked on both sides right next to ``centre``.
+
+    A gap in a grid line (left for a label, or worn off) at a crossing hides the crossing.
+    Next to the crossing, on each side, the line's position must be darker than the paper
+    beside it by ``min_strength``; ink of something else lying on the line counts as the
+    line (one cannot tell them apart there).
+    """
+    half = 8
+    for sign in (-1.0, 1.0):
+        t0 = sign * VISIBLE_CLEARANCE_PX
+        t1 = sign * (VISIBLE_CLEARANCE_PX + VISIBLE_SEGMENT_PX)
+        start = centre + min(t0, t1) * line.direction
+        strip = straightened_strip(gray, start, line.direction, 0.0, VISIBLE_SEGMENT_PX, half)
+        profile = strip.astype(np.float32).mean(axis=0)
+        paper = float(np.percentile(profile, 90))
+        ink = float(profile[half - 2: half + 3].min())
+        if paper - ink < min_strength:
+            return False
+    return True
