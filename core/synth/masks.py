@@ -1,0 +1,93 @@
+"""Ground-truth masks in the output image: the map area and the building blocks.
+
+Polygons drawn on the flat sheet are densified, mapped through the exact paper warp and
+the scan rotation, and rasterised in output array coordinates (pixel centres at integers).
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import shapely
+from shapely.geometry import Polygon
+
+from . import draw
+from .blocks import Block
+from .geometry import SheetGeometry
+
+DENSIFY_PX = 8.0  # polygon edges are sampled this finely before the warp bends them
+
+
+def _mapped_rings(geoms: np.ndarray, geom: SheetGeometry) -> tuple[list[np.ndarray], np.ndarray]:
+    """Exterior rings of the polygon parts of ``geoms`` (flat coordinates), densified and
+    mapped into output array coordinates; and the index in ``geoms`` of each ring."""
+    parts, index = shapely.get_parts(geoms, return_index=True)
+    keep = (shapely.get_type_id(parts) == 3) & (shapely.area(parts) > 4.0)
+    parts, index = parts[keep], index[keep]
+    if not len(parts):
+        return [], index
+    rings = shapely.segmentize(shapely.get_exterior_ring(parts), DENSIFY_PX)
+    coords, ring_of = shapely.get_coordinates(rings, return_index=True)
+    x, y = geom.flat_to_array(coords[:, 0], coords[:, 1])
+    mapped = np.stack([x, y], axis=1)
+    cuts = np.flatnonzero(np.diff(ring_of)) + 1
+    return np.split(mapped, cuts), index
+
+
+def map_mask_output(frame: Polygon, geom: SheetGeometry) -> np.ndarray:
+    """bool (H, W) map-area mask of the output image: the frame polygon through the warp."""
+    mask = np.zeros((geom.height, geom.width), np.uint8)
+    rings, _ = _mapped_rings(np.array([frame], dtype=object), geom)
+    cv2.fillPoly(mask, [draw.fixed(r) for r in rings], 1, cv2.LINE_8, draw.SHIFT)
+    return mask.view(bool)
+
+
+def blocks_mask_output(blocks: list[Block], geom: SheetGeometry, outline_px: int,
+                       frame: Polygon, frame_px: float) -> np.ndarray:
+    """bool (H, W) mask of the block interiors in the output image, strictly inside the
+    drawn outlines.
+
+    Each block is its polygon inset by half the outline width plus 1.5 px (inside the
+    frame line too), mapped through the warp and the scan rotation, rasterised, opened by a
+    3 x 3 cross so no part hangs by a pixel, and cut to its largest 4-connected piece: one
+    component per block.
+    """
+    h, w = geom.height, geom.width
+    mask = np.zeros((h, w), np.uint8)
+    if not blocks:
+        return mask.view(bool)
+    polys = np.array([b.polygon for b in blocks], dtype=object)
+    insets = shapely.buffer(polys, -(outline_px / 2 + 1.5), join_style="mitre")
+    inner_frame = frame.buffer(-(frame_px / 2 + 1.5), join_style="mitre")
+    insets = shapely.intersection(insets, inner_frame)
+    convex = shapely.area(shapely.convex_hull(insets)) <= shapely.area(insets) * 1.001
+    rings, owner = _mapped_rings(insets, geom)
+    cross = cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3))
+    start = 0
+    while start < len(rings):
+        stop = start + 1
+        while stop < len(rings) and owner[stop] == owner[start]:
+            stop += 1
+        group = rings[start:stop]
+        single_convex = stop - start == 1 and bool(convex[owner[start]])
+        start = stop
+        allpts = np.vstack(group)
+        x0, y0 = max(0, int(allpts[:, 0].min()) - 2), max(0, int(allpts[:, 1].min()) - 2)
+        x1 = min(w, int(np.ceil(allpts[:, 0].max())) + 3)
+        y1 = min(h, int(np.ceil(allpts[:, 1].max())) + 3)
+        if x1 <= x0 or y1 <= y0:
+            continue
+        patch = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        cv2.fillPoly(patch, [draw.fixed(r - [x0, y0]) for r in group], 1, cv2.LINE_8,
+                     draw.SHIFT)
+        patch = cv2.morphologyEx(patch, cv2.MORPH_OPEN, cross)
+        sub = mask[y0:y1, x0:x1]
+        if single_convex:
+            cv2.bitwise_or(sub, patch, dst=sub)  # an opened convex shape is one piece
+            continue
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(patch, connectivity=4)
+        if n < 2:
+            continue
+        keep = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+        sub[labels == keep] = 1
+    return mask.view(bool)
