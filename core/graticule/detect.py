@@ -38,7 +38,8 @@ GUESS_HALF_LENGTH_PX = 400.0   # track samples this near a crossing predict it
 class DetectionSettings:
     """Tuning of the detector; the defaults suit 1:5000 atlas sheets scanned at 300 dpi."""
 
-    hypotheses: int = 4             # angle hypotheses examined with a fine scan
+    hypotheses: int = 8             # angle hypotheses ranked with a coarse fine-step scan
+    finalists: int = 2              # of which this many are examined at the fine scale
     search_px: float = 24.0         # how far a fine-scan line may be from the true line
     min_coverage: float = 0.25      # share of its length a grid line must show
     min_strength: float = 6.0       # ridge depth (grey levels) that counts as line evidence
@@ -85,7 +86,8 @@ def detect_graticule(image: ImageLike, mask: ImageLike | None = None, *,
 
     report(progress, 0.2, "searching the grid's orientation and spacing")
     images = reduced_images(gray, map_mask)
-    hyp = find_grid(images, hypotheses=cfg.hypotheses, min_spacing_px=cfg.min_spacing_px,
+    hyp = find_grid(images, hypotheses=cfg.hypotheses, finalists=cfg.finalists,
+                    min_spacing_px=cfg.min_spacing_px,
                     max_spacing_px=cfg.max_spacing_px, spacing_hint=spacing_px)
     if hyp is None or not hyp.lines[0] or not hyp.lines[1]:
         raise NoGraticuleError("no graticule found: no two families of evenly spaced straight "

@@ -140,13 +140,17 @@ def angle_hypotheses(scan: CoarseScan, count: int, min_spacing_px: float,
     return out
 
 
-def fine_lines(images: ReducedImages, angle_deg: float, *, half_range_deg: float = 0.75,
-               step_deg: float = 0.25, count: int = 16) -> list[LineCandidate]:
-    """Lines near ``angle_deg`` found by a fine scan (strongest first)."""
-    s = images.fine_scale
+def lines_near_angle(images: ReducedImages, angle_deg: float, *, fine: bool,
+                     half_range_deg: float = 0.6, step_deg: float = 0.3,
+                     count: int = 16) -> list[LineCandidate]:
+    """Lines near ``angle_deg`` found by a scan in small angle steps (strongest first), at the
+    fine scale or (cheaper, to rank many hypotheses) at the coarse one."""
+    if fine:
+        img, valid, s = images.fine, images.fine_valid, images.fine_scale
+    else:
+        img, valid, s = images.coarse, images.coarse_valid, images.coarse_scale
     angles = np.arange(angle_deg - half_range_deg, angle_deg + half_range_deg + 1e-9, step_deg)
-    scan = scan_lines(images.fine, images.fine_valid, s, angles,
-                      strip_px=max(8, STRIP_PX // s), drift_px=1)
+    scan = scan_lines(img, valid, s, angles, strip_px=max(8, STRIP_PX // s), drift_px=1)
     lines = candidate_lines(scan, count, angle_window_deg=2 * half_range_deg + 1,
                             rho_window_px=3 * s)
     return [LineCandidate(*normalise_angle(c.normal_angle_deg, c.rho_px), c.score)
@@ -157,43 +161,46 @@ def comb_evidence(lines: list[LineCandidate], spacing: float,
                   tol: float) -> tuple[float, float, list[int]]:
     """(score, phase, indices of the lines on the comb) for one family at one spacing.
 
-    The score is the summed strength of the lines on the comb (one per tooth), minus half
-    the mean strength for every tooth missing between them.
+    Every line is tried as the comb's anchor; the score is the summed strength of the lines
+    on the comb (the strongest one per tooth), minus half the mean strength for every tooth
+    missing between them.
     """
     if not lines:
         return 0.0, 0.0, []
     rhos = np.array([c.rho_px for c in lines])
     w = np.array([c.score for c in lines])
+    rel = (rhos[None, :] - rhos[:, None]) / spacing          # (anchor, line)
+    k = np.round(rel)
+    on = np.abs(rel - k) * spacing <= tol
     best = (-np.inf, 0.0, [])
-    for anchor in rhos:
-        k = np.round((rhos - anchor) / spacing)
-        dev = rhos - anchor - k * spacing
-        on = np.abs(dev) <= tol
-        chosen: dict[int, int] = {}
-        for i in np.flatnonzero(on):
-            if int(k[i]) not in chosen or w[i] > w[chosen[int(k[i])]]:
-                chosen[int(k[i])] = int(i)
-        ks = sorted(chosen)
-        missing = (ks[-1] - ks[0] + 1) - len(ks)
-        members = [chosen[kk] for kk in ks]
+    for a in range(len(lines)):
+        idx = np.flatnonzero(on[a])
+        ks = k[a, idx].astype(int)
+        order = np.lexsort((-w[idx], ks))          # by tooth, strongest first
+        ks, idx = ks[order], idx[order]
+        first = np.r_[True, ks[1:] != ks[:-1]]
+        members, teeth = idx[first], ks[first]
+        missing = int(teeth[-1] - teeth[0] + 1 - len(teeth))
         score = float(w[members].sum() - 0.5 * missing * w[members].mean())
         if score > best[0]:
-            phase = float(np.median(rhos[members] - np.array(ks) * spacing))
-            best = (score, phase, members)
+            phase = float(np.median(rhos[members] - teeth * spacing))
+            best = (score, phase, members.tolist())
     return best
 
 
 def evaluate_hypothesis(images: ReducedImages, angle_deg: float, spacing_guess: float,
-                        min_spacing_px: float, max_spacing_px: float) -> GridHypothesis:
-    """Fine-scan both families of a hypothesis and fit the best common comb."""
-    fam_a = fine_lines(images, angle_deg)
+                        min_spacing_px: float, max_spacing_px: float, *,
+                        fine: bool = True) -> GridHypothesis:
+    """Scan both families of a hypothesis in small angle steps and fit the best common
+    comb (at the fine scale, or at the coarse one to rank hypotheses cheaply)."""
+    fam_a = lines_near_angle(images, angle_deg, fine=fine)
     other = normalise_angle(angle_deg + 90.0, 0.0)[0]
-    fam_b = fine_lines(images, other)
+    fam_b = lines_near_angle(images, other, fine=fine)
     spacings = _spacing_candidates(fam_a, fam_b, spacing_guess, min_spacing_px,
                                    max_spacing_px)
     best = GridHypothesis((angle_deg, other), spacing_guess, (fam_a, fam_b), 0.0)
     for s in spacings:
-        tol = max(2.0 * images.fine_scale, 0.015 * s)
+        tol = max(2.0 * (images.fine_scale if fine else images.coarse_scale), 0.015 * s)
         sa, _, ma = comb_evidence(fam_a, s, tol)
         sb, _, mb = comb_evidence(fam_b, s, tol)
         if sa + sb > best.score:
@@ -213,29 +220,40 @@ def _mean_angle(lines: list[LineCandidate], default: float) -> float:
 
 def _spacing_candidates(fam_a: list[LineCandidate], fam_b: list[LineCandidate], guess: float,
                         lo: float, hi: float) -> list[float]:
-    """The coarse guess plus spacings implied by pairs of strong lines of one family."""
+    """The coarse guess plus the spacings implied by pairs of strong lines of one family
+    (their distance divided by 1, 2 or 3); the comb fit decides between them."""
     out = [guess]
     for fam in (fam_a, fam_b):
-        rhos = sorted(c.rho_px for c in fam[:8])
+        rhos = sorted(c.rho_px for c in fam[:6])
         for i in range(len(rhos)):
             for j in range(i + 1, len(rhos)):
                 gap = rhos[j] - rhos[i]
-                for div in (1, 2, 3):
-                    if lo <= gap / div <= hi and abs(gap / div - guess) < 0.25 * guess:
-                        out.append(gap / div)
-    return sorted(set(np.round(out, 1)))
+                out += [gap / div for div in (1, 2, 3) if lo <= gap / div <= hi]
+    out.sort()
+    merged: list[float] = []
+    for s in out:   # one candidate per 1 % (the comb tolerance is 1.5 %)
+        if not merged or s > merged[-1] * 1.01:
+            merged.append(s)
+    return merged
 
 
-def find_grid(images: ReducedImages, *, hypotheses: int = 3, min_spacing_px: float = 250.0,
-              max_spacing_px: float = 8000.0,
+def find_grid(images: ReducedImages, *, hypotheses: int = 8, finalists: int = 2,
+              min_spacing_px: float = 250.0, max_spacing_px: float = 8000.0,
               spacing_hint: float | None = None) -> GridHypothesis | None:
-    """The best graticule hypothesis, or None when no angle shows any comb."""
+    """The best graticule hypothesis, or None when no angle shows any comb.
+
+    The ``hypotheses`` best angle pairs of the coarse scan are re-scored at the coarse scale
+    in small angle steps (cheap); the ``finalists`` best of those are examined at the fine
+    scale and the best fine result wins.
+    """
     scan = coarse_scan(images)
     lo, hi = (0.8 * spacing_hint, 1.25 * spacing_hint) if spacing_hint else \
         (min_spacing_px, max_spacing_px)
     pairs = angle_hypotheses(scan, hypotheses, lo, hi)
+    ranked = sorted(((evaluate_hypothesis(images, a, s, lo, hi, fine=False).score, a, s)
+                     for a, s in pairs), reverse=True)
     best = None
-    for angle, spacing in pairs:
+    for _, angle, spacing in ranked[:finalists]:
         h = evaluate_hypothesis(images, angle, spacing, lo, hi)
         if best is None or h.score > best.score:
             best = h

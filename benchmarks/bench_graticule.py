@@ -1,0 +1,141 @@
+"""Graticule detection benchmark: quality (PDS), localisation error, speed and memory.
+
+    .venv/bin/python -m benchmarks.bench_graticule [--count 20] [--size 10000] [--seed 2021]
+
+Generates ``--count`` sheets with ``core.synth`` (difficulty spread over the generator's
+whole range; cached in bench-output/graticule/ and reused), then for each sheet, in a fresh
+process: decodes the JPEG once (the reference time), runs ``detect_graticule`` with the
+sheet's map mask and without any mask, and scores the visible intersections with the MapSeg
+PDS (``core.metrics.point_detection.pds``). Prints one line per sheet and the summary the
+targets are checked against: mean PDS, median localisation error, the worst sheet, seconds
+per sheet and the ratio to the JPEG decoding time, peak memory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _generate(outdir: Path, count: int, size: int, seed: int) -> list[Path]:
+    """Generate the sheets unless a previous run left the same ones."""
+    stamp = outdir / "params.json"
+    params = {"count": count, "size": size, "seed": seed}
+    if not (stamp.exists() and json.loads(stamp.read_text()) == params):
+        print(f"generating {count} sheets of {size} px in {outdir} ...", file=sys.stderr)
+        outdir.mkdir(parents=True, exist_ok=True)
+        subprocess.run([sys.executable, "-m", "core.synth", str(outdir), "--count", str(count),
+                        "--size", str(size), "--seed", str(seed)], check=True, cwd=REPO)
+        stamp.write_text(json.dumps(params))
+    return sorted(outdir.glob("*-INPUT.jpg"))[:count]
+
+
+def _measure_one(image: str, mask: str | None) -> dict:
+    """Run in a child process: decode time, detection time, points, peak memory."""
+    import cv2
+
+    from core.graticule import detect_graticule
+
+    t0 = time.perf_counter()
+    decoded = cv2.imread(image, cv2.IMREAD_COLOR)
+    decode_s = time.perf_counter() - t0
+    del decoded
+    t0 = time.perf_counter()
+    try:
+        result = detect_graticule(image, mask)
+        points = result.visible_only().points.tolist()
+        error = None
+    except Exception as exc:  # noqa: BLE001 - a failure is a result to report
+        points, error = [], f"{type(exc).__name__}: {exc}"
+    detect_s = time.perf_counter() - t0
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return {"decode_s": decode_s, "detect_s": detect_s, "points": points, "error": error,
+            "peak_mb": peak_mb}
+
+
+def _run_child(image: Path, mask: Path | None) -> dict:
+    cmd = [sys.executable, "-m", "benchmarks.bench_graticule", "--child", str(image)]
+    if mask is not None:
+        cmd += ["--mask", str(mask)]
+    out = subprocess.run(cmd, check=True, cwd=REPO, capture_output=True, text=True)
+    return json.loads(out.stdout)
+
+
+def _score(gt: np.ndarray, pred: np.ndarray) -> tuple[float, list[float]]:
+    from core.metrics.point_detection import pds
+
+    score = pds(gt, pred).score
+    errors = []
+    for p in pred:
+        d = np.hypot(*(gt - p).T)
+        if len(d) and d.min() <= 50:
+            errors.append(float(d.min()))
+    return score, errors
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m benchmarks.bench_graticule")
+    ap.add_argument("--count", type=int, default=20)
+    ap.add_argument("--size", type=int, default=10000)
+    ap.add_argument("--seed", type=int, default=2021)
+    ap.add_argument("--dir", type=Path, default=REPO / "bench-output" / "graticule")
+    ap.add_argument("--child", help=argparse.SUPPRESS)
+    ap.add_argument("--mask", help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.child:
+        print(json.dumps(_measure_one(args.child, args.mask)))
+        return 0
+
+    from core.formats.mapseg_csv import read_points_csv
+
+    sheets = _generate(args.dir, args.count, args.size, args.seed)
+    rows = {"mask": [], "nomask": []}
+    print(f"{'sheet':<6} {'diff':>5} {'orient':>7} | {'PDS mask':>8} {'PDS none':>8} | "
+          f"{'med err':>7} | {'detect s':>8} {'decode s':>8} {'ratio':>5} | {'peak MB':>7}")
+    for image in sheets:
+        nnn = image.name.split("-")[0]
+        gt = read_points_csv(image.with_name(f"{nnn}-OUTPUT-GT.csv"))
+        params = json.loads(image.with_name(f"{nnn}.json").read_text())
+        res = {}
+        for mode, mask in (("mask", image.with_name(f"{nnn}-INPUT-MASK.png")),
+                           ("nomask", None)):
+            r = _run_child(image, mask)
+            r["pds"], r["errors"] = _score(gt, np.array(r["points"]).reshape(-1, 2))
+            r["sheet"] = nnn
+            rows[mode].append(r)
+            res[mode] = r
+        m, n = res["mask"], res["nomask"]
+        med = np.median(m["errors"]) if m["errors"] else float("nan")
+        print(f"{nnn:<6} {params['difficulty']:>5.2f} {params['orientation']:>7} | "
+              f"{m['pds']:>8.4f} {n['pds']:>8.4f} | {med:>7.2f} | {m['detect_s']:>8.2f} "
+              f"{m['decode_s']:>8.2f} {m['detect_s'] / m['decode_s']:>5.1f} | "
+              f"{max(m['peak_mb'], n['peak_mb']):>7.0f}"
+              + (f"  FAILED: {m['error']}" if m["error"] else ""))
+    print()
+    for mode, label in (("mask", "with the sheet's map mask"), ("nomask", "without a mask")):
+        rs = rows[mode]
+        scores = np.array([r["pds"] for r in rs])
+        errs = np.concatenate([r["errors"] for r in rs]) if rs else np.array([])
+        worst = rs[int(np.argmin(scores))]
+        times = np.array([r["detect_s"] for r in rs])
+        ratios = times / np.array([r["decode_s"] for r in rs])
+        print(f"{label}: mean PDS {scores.mean():.4f} over {len(rs)} sheets "
+              f"(target >= 0.97), median localisation error {np.median(errs):.2f} px, "
+              f"worst sheet {worst['sheet']} PDS {worst['pds']:.4f}; "
+              f"detection {times.mean():.2f} s mean, {times.max():.2f} s max per sheet "
+              f"(target <= 5 s), {ratios.mean():.1f}x the JPEG decoding time; "
+              f"peak memory {max(r['peak_mb'] for r in rs):.0f} MB (target < 2048)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
