@@ -7,9 +7,12 @@ Layout (QGIS 3.x)::
     -1000,2000,2276.1,-1667.5,1,0.12,-0.3,0.32
 
 ``sourceX`` is the pixel column and ``sourceY`` is MINUS the pixel row (QGIS puts the
-image in the plane with y up). In this module's arrays pixel y points down, as everywhere
-in ``core``: the sign is flipped on reading and writing. Older files have no ``#CRS`` line
-and may call the source columns ``pixelX,pixelY``.
+image in the plane with y up). In this module's arrays pixel y points down: the sign is
+flipped on reading and writing. The positions are raster coordinates as QGIS and GDAL use
+them: the image's top-left CORNER is (0, 0), so the centre of pixel (i, j) is
+(i + 0.5, j + 0.5) — half a pixel off ``core``'s own convention (pixel centres at integers,
+as in MapSeg and OpenCV): add :data:`PIXEL_CENTRE` to core positions before writing them.
+Older files have no ``#CRS`` line and may call the source columns ``pixelX,pixelY``.
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ from ..atomic import write_text_atomic
 from ..errors import InputError
 
 HEADER = "mapX,mapY,sourceX,sourceY,enable,dX,dY,residual"
+#: Raster (QGIS/GDAL) coordinate of a pixel's centre minus core's: core positions + this.
+PIXEL_CENTRE = 0.5
 
 
 @dataclass
@@ -32,7 +37,7 @@ class GroundControlPoints:
 
     Attributes:
         map_xy: ``(N, 2)`` map coordinates in the units of ``crs`` (easting, northing).
-        pixel_xy: ``(N, 2)`` pixel positions, x right, y DOWN.
+        pixel_xy: ``(N, 2)`` raster positions, x right, y DOWN, top-left corner at (0, 0).
         enabled: ``(N,)`` bool; disabled points are kept but not used for fitting.
         crs: the CRS text from the ``#CRS:`` line (WKT or PROJ), or None.
     """

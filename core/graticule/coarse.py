@@ -21,6 +21,8 @@ import numpy as np
 from .angles import angle_difference
 
 SIDE_PX = 2                     # coarse columns between a line and its comparison columns
+EDGE_WINDOW_PX = 400            # a frame line has (almost) no map on one side over this
+EDGE_RATIO = 0.25
 
 
 @dataclass(frozen=True)
@@ -59,6 +61,8 @@ class CoarseScan:
         scale: full-resolution pixels per coarse pixel.
         centre_rho: (A,) full-resolution rho of the rotated image's centre column.
         canvas: D, the rotated image's width in coarse pixels.
+        strips: (A, D) number of strips of each column that lie in the valid area (how much
+            map a line there would cross).
     """
 
     angles_deg: np.ndarray
@@ -66,14 +70,20 @@ class CoarseScan:
     scale: float
     centre_rho: np.ndarray
     canvas: int
+    strips: np.ndarray
 
     def rho_of(self, angle_index: int, column: float) -> float:
         """Full-resolution rho of a rotated column at a scanned angle."""
         return float(self.centre_rho[angle_index] + (column - self.canvas / 2) * self.scale)
 
+    def column_of(self, angle_index: int, rho: float) -> int:
+        """The rotated column of a full-resolution rho at a scanned angle."""
+        return round((rho - self.centre_rho[angle_index]) / self.scale + self.canvas / 2)
+
 
 def scan_lines(ridge: np.ndarray, valid: np.ndarray, scale: float, angles_deg: np.ndarray, *,
-               strip_px: int, drift_px: int = 1, quantile: float = 0.4) -> CoarseScan:
+               strip_px: int, drift_px: int = 1, quantile: float = 0.4,
+               drop_edges: bool = False) -> CoarseScan:
     """Score straight lines at every angle in ``angles_deg`` on a reduced ridge image.
 
     Args:
@@ -84,6 +94,8 @@ def scan_lines(ridge: np.ndarray, valid: np.ndarray, scale: float, angles_deg: n
         drift_px: tolerance across the line between strips (angle step, bending), pixels.
         quantile: a column scores the ``quantile`` of its valid strips' values; 0.4 means
             the line must be there in 60 % of the map it crosses.
+        drop_edges: score 0 for lines with map content on one side only (a map frame seen
+            without a map-area mask), judged over EDGE_WINDOW_PX on each side.
     """
     h, w = ridge.shape
     canvas = int(np.ceil(np.hypot(h, w))) + 2
@@ -95,6 +107,7 @@ def scan_lines(ridge: np.ndarray, valid: np.ndarray, scale: float, angles_deg: n
     packed = np.dstack([np.clip(ridge * valid * 16.0, 0, 255),
                         valid * 255.0]).astype(np.uint8)
     scores = np.zeros((len(angles_deg), canvas), np.float32)
+    strips = np.zeros((len(angles_deg), canvas), np.int32)
     drift_kernel = np.ones((1, 2 * drift_px + 1), np.uint8)
     for i, angle in enumerate(angles_deg):
         m = cv2.getRotationMatrix2D((w / 2, h / 2), float(angle), 1.0)
@@ -111,15 +124,35 @@ def scan_lines(ridge: np.ndarray, valid: np.ndarray, scale: float, angles_deg: n
         per_px = np.where(full, tophat / np.maximum(cover, 1.0), np.inf)
         per_px.sort(axis=0)   # valid values first, in increasing order
         n_full = full.sum(axis=0)
+        strips[i] = n_full
         rank = np.floor(quantile * np.maximum(n_full - 1, 0)).astype(int)
         q = np.take_along_axis(per_px, rank[None, :], axis=0)[0]
         ok = n_full >= 2
+        if drop_edges:
+            ok &= ~_one_sided(ink.sum(axis=0), cover.sum(axis=0),
+                              max(3, round(EDGE_WINDOW_PX / scale)))
         if ok.sum() > 4:
             baseline = np.median(q[ok])   # what clutter alone gives along a line
             scores[i, ok] = (q[ok] - baseline) * np.sqrt(n_full[ok])
     t = np.radians(angles_deg)
     centre_rho = ((w / 2) * np.cos(t) + (h / 2) * np.sin(t)) * scale
-    return CoarseScan(np.asarray(angles_deg, float), scores, scale, centre_rho, canvas)
+    return CoarseScan(np.asarray(angles_deg, float), scores, scale, centre_rho, canvas, strips)
+
+
+def _one_sided(ink: np.ndarray, cover: np.ndarray, window: int) -> np.ndarray:
+    """Columns whose ink density on one side (``window`` columns, the 2 next to the column
+    left out) is under EDGE_RATIO of the other side's, both sides mostly inside the image."""
+    ci, cc = np.concatenate([[0], np.cumsum(ink)]), np.concatenate([[0], np.cumsum(cover)])
+    n = len(ink)
+    c = np.arange(n)
+    lo_a, lo_b = np.clip(c - window, 0, n), np.clip(c - 2, 0, n)
+    hi_a, hi_b = np.clip(c + 3, 0, n), np.clip(c + window + 1, 0, n)
+    ink_l, cov_l = ci[lo_b] - ci[lo_a], cc[lo_b] - cc[lo_a]
+    ink_r, cov_r = ci[hi_b] - ci[hi_a], cc[hi_b] - cc[hi_a]
+    full = cover.max() * (window - 2) * 0.5
+    judged = (cov_l > full) & (cov_r > full)
+    dl, dr = ink_l / np.maximum(cov_l, 1), ink_r / np.maximum(cov_r, 1)
+    return judged & (np.minimum(dl, dr) < EDGE_RATIO * np.maximum(dl, dr))
 
 
 def candidate_lines(scan: CoarseScan, count: int, *, angle_window_deg: float = 1.5,

@@ -24,7 +24,7 @@ import numpy as np
 from ..errors import NoGraticuleError
 from ..imageio import ImageLike, read_mask, read_red_channel
 from ..progress import ProgressCallback, report
-from .angles import angle_difference, normalise_angle
+from .angles import angle_difference
 from .gridsearch import GridHypothesis, find_grid, reduced_images
 from .intersections import drawn_through, refine_crossing
 from .linetrack import LineTrack, ValidArea, find_line_near, track_line
@@ -309,15 +309,15 @@ def _family(lines: list[_Line], angle_deg: float, spacing: float,
     grows with y); index 0 is the line with the smallest rho.
     """
     lo = -45.0 if column else 45.0
-    angle, _ = normalise_angle(angle_deg, 0.0)
+    angle = angle_deg
     while angle <= lo:
         angle += 180.0
     while angle > lo + 180.0:
         angle -= 180.0
-    sign = 1
     if angle > lo + 90.0:   # the normal points the wrong way for this family
         angle -= 180.0
-        sign = -1
+    # the comb's k counts along the normal ``angle_deg``: reverse it if that normal was flipped
+    sign = 1 if np.cos(np.radians(angle - angle_deg)) > 0 else -1
     ks = np.array([sign * ln.k for ln in lines])
     k0 = int(ks.min())
     t = np.radians(angle)

@@ -19,12 +19,14 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .angles import angle_difference, normalise_angle
+from .angles import angle_difference
 from .coarse import CoarseScan, LineCandidate, candidate_lines, ridge_image, scan_lines
 
 RIDGE_HALF_WIDTH_HALF_RES = 2   # ridge test offset at half resolution (4 px at full)
-RIDGE_CLIP = 8                  # ridge depth (half-resolution grey levels) counted at most
+RIDGE_FLOOR = 3                 # ridges shallower than this (grey levels) are paper grain
+RIDGE_CLIP = 8                  # ridge depth (beyond the floor) counted at most
 STRIP_PX = 512                  # strip length along lines, full-resolution pixels
+MIN_TOOTH_STRIPS = 3            # a comb line crossing fewer valid strips cannot be seen
 
 
 @dataclass
@@ -37,6 +39,7 @@ class ReducedImages:
     fine: np.ndarray
     fine_valid: np.ndarray
     fine_scale: int
+    masked: bool   # a map-area mask was given (else frames must be told from grid lines)
 
 
 @dataclass
@@ -68,6 +71,8 @@ def reduced_images(gray: np.ndarray, valid: np.ndarray | None, *, coarse_scale: 
                       interpolation=cv2.INTER_AREA)
     ridge = ridge_image(half, RIDGE_HALF_WIDTH_HALF_RES)
     del half
+    # paper grain makes shallow ridges everywhere: drop them, then clip
+    cv2.subtract(ridge, RIDGE_FLOOR, dst=ridge)
     np.minimum(ridge, RIDGE_CLIP, out=ridge)
     out = []
     for scale in (fine_scale, coarse_scale):
@@ -81,7 +86,8 @@ def reduced_images(gray: np.ndarray, valid: np.ndarray | None, *, coarse_scale: 
         r = max(1, margin_px // scale)
         v = cv2.erode(v, np.ones((2 * r + 1, 2 * r + 1), np.uint8))
         out += [img, v]
-    return ReducedImages(out[2], out[3], coarse_scale, out[0], out[1], fine_scale)
+    return ReducedImages(out[2], out[3], coarse_scale, out[0], out[1], fine_scale,
+                         valid is not None)
 
 
 def coarse_scan(images: ReducedImages, step_deg: float = 1.0) -> CoarseScan:
@@ -89,7 +95,7 @@ def coarse_scan(images: ReducedImages, step_deg: float = 1.0) -> CoarseScan:
     s = images.coarse_scale
     angles = np.arange(-45.0, 135.0, step_deg)
     return scan_lines(images.coarse, images.coarse_valid, s, angles,
-                      strip_px=max(8, STRIP_PX // s), drift_px=2)
+                      strip_px=max(8, STRIP_PX // s), drift_px=2, drop_edges=not images.masked)
 
 
 def _peak_profiles(scan: CoarseScan) -> np.ndarray:
@@ -142,19 +148,35 @@ def angle_hypotheses(scan: CoarseScan, count: int, min_spacing_px: float,
 
 def lines_near_angle(images: ReducedImages, angle_deg: float, *, fine: bool,
                      half_range_deg: float = 0.6, step_deg: float = 0.3,
-                     count: int = 16) -> list[LineCandidate]:
+                     count: int = 16) -> tuple[list[LineCandidate], CoarseScan]:
     """Lines near ``angle_deg`` found by a scan in small angle steps (strongest first), at the
-    fine scale or (cheaper, to rank many hypotheses) at the coarse one."""
+    fine scale or (cheaper, to rank many hypotheses) at the coarse one; and the scan.
+
+    Angles stay continuous around ``angle_deg`` (not wrapped into [-45, 135)), so that all
+    lines of one family share one orientation of their normal.
+    """
     if fine:
         img, valid, s = images.fine, images.fine_valid, images.fine_scale
     else:
         img, valid, s = images.coarse, images.coarse_valid, images.coarse_scale
     angles = np.arange(angle_deg - half_range_deg, angle_deg + half_range_deg + 1e-9, step_deg)
-    scan = scan_lines(img, valid, s, angles, strip_px=max(8, STRIP_PX // s), drift_px=1)
+    scan = scan_lines(img, valid, s, angles, strip_px=max(8, STRIP_PX // s), drift_px=1,
+                      drop_edges=not images.masked)
     lines = candidate_lines(scan, count, angle_window_deg=2 * half_range_deg + 1,
                             rho_window_px=3 * s)
-    return [LineCandidate(*normalise_angle(c.normal_angle_deg, c.rho_px), c.score)
-            for c in lines]
+    return lines, scan
+
+
+def predicted_teeth(scan: CoarseScan, angle_deg: float, phase: float, spacing: float) -> int:
+    """How many lines of the comb ``phase + k * spacing`` would cross enough of the map to be
+    seen (MIN_TOOTH_STRIPS strips of valid area)."""
+    row = int(np.argmin(np.abs(scan.angles_deg - angle_deg)))
+    lo = scan.rho_of(row, 0)
+    hi = scan.rho_of(row, scan.canvas - 1)
+    ks = np.arange(np.ceil((lo - phase) / spacing), np.floor((hi - phase) / spacing) + 1)
+    cols = [scan.column_of(row, phase + k * spacing) for k in ks]
+    return int(sum(scan.strips[row, c] >= MIN_TOOTH_STRIPS for c in cols
+                   if 0 <= c < scan.canvas))
 
 
 def comb_evidence(lines: list[LineCandidate], spacing: float,
@@ -192,21 +214,33 @@ def evaluate_hypothesis(images: ReducedImages, angle_deg: float, spacing_guess: 
                         min_spacing_px: float, max_spacing_px: float, *,
                         fine: bool = True) -> GridHypothesis:
     """Scan both families of a hypothesis in small angle steps and fit the best common
-    comb (at the fine scale, or at the coarse one to rank hypotheses cheaply)."""
-    fam_a = lines_near_angle(images, angle_deg, fine=fine)
-    other = normalise_angle(angle_deg + 90.0, 0.0)[0]
-    fam_b = lines_near_angle(images, other, fine=fine)
+    comb (at the fine scale, or at the coarse one to rank hypotheses cheaply).
+
+    A comb's score is the strength of the lines on it, times the share of the teeth that
+    cross the map where a line was found: a graticule shows nearly all its lines, while a
+    few strong lines that happen to be evenly spaced (rails, a frame) or a fine comb through
+    random clutter leave most teeth empty.
+    """
+    fam_a, scan_a = lines_near_angle(images, angle_deg, fine=fine)
+    other = angle_deg + 90.0
+    fam_b, scan_b = lines_near_angle(images, other, fine=fine)
     spacings = _spacing_candidates(fam_a, fam_b, spacing_guess, min_spacing_px,
                                    max_spacing_px)
-    best = GridHypothesis((angle_deg, other), spacing_guess, (fam_a, fam_b), 0.0)
+    scale = images.fine_scale if fine else images.coarse_scale
+    best = GridHypothesis((angle_deg, other), spacing_guess, ([], []), 0.0)
     for s in spacings:
-        tol = max(2.0 * (images.fine_scale if fine else images.coarse_scale), 0.015 * s)
-        sa, _, ma = comb_evidence(fam_a, s, tol)
-        sb, _, mb = comb_evidence(fam_b, s, tol)
-        if sa + sb > best.score:
+        tol = max(2.0 * scale, 0.015 * s)
+        sa, pa, ma = comb_evidence(fam_a, s, tol)
+        sb, pb, mb = comb_evidence(fam_b, s, tol)
+        angles = (_mean_angle([fam_a[i] for i in ma], angle_deg),
+                  _mean_angle([fam_b[i] for i in mb], other))
+        teeth = predicted_teeth(scan_a, angles[0], pa, s) + \
+            predicted_teeth(scan_b, angles[1], pb, s)
+        found = len(ma) + len(mb)
+        score = (sa + sb) * found / max(teeth, found, 1)
+        if score > best.score:
             lines = ([fam_a[i] for i in ma], [fam_b[i] for i in mb])
-            angles = (_mean_angle(lines[0], angle_deg), _mean_angle(lines[1], other))
-            best = GridHypothesis(angles, float(s), lines, float(sa + sb))
+            best = GridHypothesis(angles, float(s), lines, float(score))
     return best
 
 

@@ -8,9 +8,10 @@ Three pixel frames, all with x right and y down:
   from +x towards +y (clockwise on screen). Northing grows UP the upright sheet.
 - *upright*: the flat drawing after the paper warp (:class:`~core.synth.warp.PaperWarp`).
 - *output*: the upright sheet turned by ``quarter_turns`` x 90 degrees counter-clockwise
-  (``numpy.rot90``), in the CORNER convention of QGIS and GDAL: the centre of the top-left
-  pixel is (0.5, 0.5). All public coordinates (CSV, .points, ``intersections``,
-  :meth:`SheetGeometry.grid_to_pixel`) are output coordinates.
+  (``numpy.rot90``), in ``core``'s convention, which is MapSeg's: pixel centres at integer
+  coordinates (the top-left pixel's centre is (0, 0)). All public coordinates (CSV,
+  ``intersections``, :meth:`SheetGeometry.grid_to_pixel`) are output coordinates; the
+  ``.points`` file adds QGIS's half pixel (core.formats.qgis_points.PIXEL_CENTRE).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import numpy as np
 
 from .warp import PaperWarp
 
-PIXEL_CENTRE_OFFSET = 0.5  # output coordinate of the centre of pixel index 0
+_HALF = 0.5  # quarter turns are exact in corner coordinates (pixel 0 spans [0, 1))
 
 
 @dataclass(frozen=True)
@@ -80,35 +81,35 @@ class SheetGeometry:
         return self.width, self.height
 
     def upright_to_output(self, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Upright (OpenCV convention) to output (corner convention) coordinates."""
-        x = np.asarray(x, np.float64) + PIXEL_CENTRE_OFFSET
-        y = np.asarray(y, np.float64) + PIXEL_CENTRE_OFFSET
+        """Upright to output coordinates (both with pixel centres at integers)."""
+        x = np.asarray(x, np.float64) + _HALF
+        y = np.asarray(y, np.float64) + _HALF
         uw, uh = self.upright_size
         for _ in range(self.quarter_turns % 4):  # one numpy.rot90 turn: (x, y) -> (y, w - x)
             x, y = y, uw - x
             uw, uh = uh, uw
-        return x, y
+        return x - _HALF, y - _HALF
 
     def output_to_upright(self, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Inverse of :meth:`upright_to_output`."""
-        x = np.asarray(x, np.float64)
-        y = np.asarray(y, np.float64)
+        x = np.asarray(x, np.float64) + _HALF
+        y = np.asarray(y, np.float64) + _HALF
         uw, uh = self.width, self.height
         for _ in range(self.quarter_turns % 4):  # undo one turn: (x, y) -> (w_before - y, x)
             uw, uh = uh, uw
             x, y = uw - y, x
-        return x - PIXEL_CENTRE_OFFSET, y - PIXEL_CENTRE_OFFSET
+        return x - _HALF, y - _HALF
 
     def flat_to_array(self, x: np.ndarray, y: np.ndarray,
                       tol: float = 1e-4) -> tuple[np.ndarray, np.ndarray]:
         """Output ARRAY coordinates (pixel centres at integers, as OpenCV draws) of flat
         drawing positions, for rasterising ground-truth polygons in the output image."""
         ux, uy = self.warp.forward(x, y, tol=tol)
-        ox, oy = self.upright_to_output(ux, uy)
-        return ox - PIXEL_CENTRE_OFFSET, oy - PIXEL_CENTRE_OFFSET
+        return self.upright_to_output(ux, uy)
 
     def grid_to_pixel(self, e: np.ndarray | float, n: np.ndarray | float) -> np.ndarray:
-        """True output pixel position (x right, y down, corner convention) of grid points.
+        """True output pixel position (x right, y down, pixel centres at integers) of grid
+        points.
 
         Args:
             e, n: easting and northing in the grid CRS (metres), scalars or arrays.

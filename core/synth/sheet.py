@@ -19,8 +19,8 @@ GENERATOR_VERSION = 1
 class SyntheticSheet:
     """One generated sheet and its ground truth.
 
-    Pixel coordinates are x right, y down, in the corner convention (the centre of the
-    top-left pixel is (0.5, 0.5)), as in QGIS and GDAL.
+    Pixel coordinates are x right, y down, with pixel centres at integer coordinates (the
+    centre of the top-left pixel is (0, 0)), as in core and MapSeg ground truth.
 
     Attributes:
         image: ``(H, W, 3)`` uint8 RGB (JPEG-decoded when generated with

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..atomic import atomic_outputs
 from ..formats.mapseg_csv import format_points_csv
-from ..formats.qgis_points import GroundControlPoints, format_points_file
+from ..formats.qgis_points import PIXEL_CENTRE, GroundControlPoints, format_points_file
 from ..mapseg_names import INPUT, INPUT_MASK, OUTPUT_GT
 from .sheet import SyntheticSheet, encode_jpeg
 
@@ -58,7 +58,8 @@ def write_sheet(sheet: SyntheticSheet, outdir: str | os.PathLike, name: str) -> 
     Returns the paths by key: image, gt_csv, mask, blocks, points, json.
     """
     paths = sheet_paths(outdir, name)
-    gcps = GroundControlPoints(sheet.grid_xy, sheet.intersections, crs=sheet.grid_crs)
+    gcps = GroundControlPoints(sheet.grid_xy, sheet.intersections + PIXEL_CENTRE,
+                               crs=sheet.grid_crs)
     # the three images are encoded in parallel (OpenCV releases the GIL)
     with ThreadPoolExecutor(max_workers=3) as pool:
         jpeg = (pool.submit(lambda: sheet.jpeg) if sheet.jpeg else

@@ -20,8 +20,8 @@ def _paper(h=800, w=800, seed=0):
 def _draw_line(img, p0, p1, value=150, width=1, shift=4):
     """Antialiased line with sub-pixel end points (pixel centres at integers)."""
     f = 1 << shift
-    a = tuple(int(round(v * f)) for v in p0)
-    b = tuple(int(round(v * f)) for v in p1)
+    a = tuple(round(v * f) for v in p0)
+    b = tuple(round(v * f) for v in p1)
     cv2.line(img, a, b, value, width, cv2.LINE_AA, shift)
 
 
@@ -81,7 +81,7 @@ def test_refine_crossing_is_sub_pixel():
     m = np.column_stack([da, -db])
     s, _ = np.linalg.solve(m, b0 - a0)
     truth = a0 + s * da
-    p, la, lb = refine_crossing(img, truth + [4.0, -3.0], da, db, min_strength=6,
+    p, la, lb = refine_crossing(img, truth + np.array([4.0, -3.0]), da, db, min_strength=6,
                                 search_px=(12.0, 12.0))
     assert np.hypot(*(p - truth)) < 0.15
     assert la.support > 0.8 and lb.support > 0.8

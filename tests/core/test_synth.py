@@ -43,7 +43,7 @@ def _crossing(gray: np.ndarray, sheet, e: float, n: float) -> np.ndarray | None:
         for s in (-14, -11, -8, 8, 11, 14):
             c = p0 + d * s
             offs = np.arange(-5.0, 5.01, 0.25)
-            q = (c[None, :] + offs[:, None] * nrm[None, :] - 0.5).astype(np.float32)
+            q = (c[None, :] + offs[:, None] * nrm[None, :]).astype(np.float32)
             if not sheet.map_mask[int(q[:, 1].min()) - 12:int(q[:, 1].max()) + 13,
                                   int(q[:, 0].min()) - 12:int(q[:, 0].max()) + 13].all():
                 return None  # too close to the frame line
@@ -219,7 +219,8 @@ def test_write_sheet_writes_six_readable_files(tmp_path):
     gcps = read_points_file(paths["points"])
     assert gcps.crs == PARIS_GRID_CRS
     assert np.allclose(gcps.map_xy, sheet.grid_xy)
-    assert np.allclose(gcps.pixel_xy, sheet.intersections)
+    # QGIS puts the image's top-left corner, not its first pixel's centre, at (0, 0)
+    assert np.allclose(gcps.pixel_xy, sheet.intersections + 0.5)
     assert np.array_equal(read_mask(paths["mask"], (1400, 1800)), sheet.map_mask)
     assert np.array_equal(read_mask(paths["blocks"], (1400, 1800)), sheet.blocks_mask)
     params = json.loads(paths["json"].read_text())

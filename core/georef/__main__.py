@@ -1,0 +1,112 @@
+"""Command line: ``python -m core.georef INPUT --crs CRS [options]``.
+
+INPUT is a scanned sheet, or a directory of ``NNN-INPUT.jpg`` sheets (each georeferenced
+into ``OUTDIR/<stem>_georef/``, going on past failures). See docs/georef.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..cli import EXIT_OK, run_batch, run_cli
+from ..errors import InputError
+from ..mapseg_names import list_inputs
+from .pipeline import georeference
+from .raster_output import RESAMPLING
+from .robust import METHODS
+from .transforms import KINDS, MIN_POINTS
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser (also used by the docs)."""
+    p = argparse.ArgumentParser(
+        prog="python -m core.georef",
+        description="Georeference a scanned map sheet from its graticule: detect the grid "
+                    "intersections, name them from anchors or known GCPs, fit a transform "
+                    "robustly and write a GeoTIFF, QGIS .points, VRT, world file and reports.")
+    p.add_argument("input", help="scanned sheet (JPEG, PNG, TIFF) or a directory of "
+                                 "NNN-INPUT.jpg sheets")
+    p.add_argument("--crs", required=True,
+                   help="CRS of the outputs: EPSG code (EPSG:2154), WKT, PROJ string or "
+                        "preset (paris-atlas)")
+    p.add_argument("--grid-crs", help="CRS the graticule is drawn in (default: --crs)")
+    p.add_argument("--spacing", type=float, default=1000.0,
+                   help="distance between grid lines in grid-CRS units (default 1000)")
+    p.add_argument("--anchor", action="append", default=[], metavar="X,Y=E,N",
+                   help="the intersection nearest pixel X,Y has grid coordinates E,N "
+                        "(repeatable; one = north-up sheet, two fix any rotation)")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--gcps", metavar="FILE.points",
+                   help="QGIS GCP file of known grid nodes, snapped to the detected grid "
+                        "(default: <stem>.points or NNN.points beside the input)")
+    g.add_argument("--no-gcps", action="store_true",
+                   help="do not use a .points file found beside the input")
+    p.add_argument("--gcps-only", action="store_true",
+                   help="fit the GCPs of --gcps (or of the .points beside the input) as they "
+                        "are, without detecting the graticule")
+    kinds = ", ".join(f"{k} ({MIN_POINTS[k]})" for k in KINDS)
+    p.add_argument("--transform", default="affine", choices=KINDS, metavar="KIND",
+                   help=f"transform and its minimum number of GCPs: {kinds}; default affine")
+    p.add_argument("-o", "--outdir", help="output directory (default <stem>_georef/ beside "
+                                          "the input; for a directory input, the parent of "
+                                          "the per-sheet directories)")
+    m = p.add_mutually_exclusive_group()
+    m.add_argument("--mask", help="map-area mask, 0 outside (default NNN-INPUT-MASK.png "
+                                  "beside the input when present)")
+    m.add_argument("--no-mask", action="store_true", help="ignore any map-area mask")
+    p.add_argument("--resampling", default="bilinear", choices=RESAMPLING,
+                   help="resampling of warped outputs (default bilinear)")
+    p.add_argument("--threshold", type=float, metavar="PX",
+                   help="outlier threshold in pixels (default 3%% of a grid cell)")
+    p.add_argument("--outliers", default="magsac", choices=METHODS,
+                   help="outlier rejection (default magsac)")
+    p.add_argument("--overviews", action="store_true",
+                   help="add internal overviews to the GeoTIFF (faster display in QGIS)")
+    return p
+
+
+def _run_one(input_path: Path, args: argparse.Namespace, outdir: Path | None) -> None:
+    mask = False if args.no_mask else (args.mask or "auto")
+    result = georeference(
+        input_path, args.crs, grid_crs=args.grid_crs, spacing=args.spacing,
+        anchors=args.anchor, gcps=False if args.no_gcps else args.gcps,
+        gcps_only=args.gcps_only,
+        transform=args.transform, outdir=outdir, mask=mask, resampling=args.resampling,
+        threshold_px=args.threshold, outliers=args.outliers, overviews=args.overviews)
+    unit = result.report["crs"]["unit"]
+    n, used = len(result.inliers), int(result.inliers.sum())
+    print(f"{input_path.name}: {result.transform.kind}, {used} of {n} GCPs used, "
+          f"RMSE {result.rmse_px:.2f} px = {result.rmse_map:.3f} {unit}")
+    for w in result.warnings:
+        print(f"  warning: {w}")
+    for path in result.outputs.values():
+        print(f"  {path}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point; returns the exit code (see core.cli)."""
+    args = build_parser().parse_args(argv)
+    src = Path(args.input)
+    if src.is_dir():
+        if args.gcps or args.anchor:
+            print("note: --anchor and --gcps apply to every sheet of the directory",
+                  file=sys.stderr)
+        inputs = list_inputs(src)
+        parent = Path(args.outdir) if args.outdir else None
+
+        def work(p: Path) -> None:
+            outdir = parent / f"{p.stem}_georef" if parent else None
+            _run_one(p, args, outdir)
+
+        return run_batch(inputs, work, name=lambda p: p.name, desc="georeferencing")
+    if not src.exists():
+        raise InputError(f"{src}: no such file or directory; check the path")
+    _run_one(src, args, Path(args.outdir) if args.outdir else None)
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(run_cli(main))

@@ -1,0 +1,388 @@
+"""``georeference()``: from a scanned sheet to a georeferenced raster, GCP files and reports.
+
+Pixel positions of GCPs, anchors and outputs follow GDAL and QGIS: x right, y down, the
+centre of the top-left pixel at (0.5, 0.5). Detected intersections (core's default: integer
+coordinates are pixel centres) are shifted by half a pixel on the way in.
+
+Steps: detect the graticule (or take a given :class:`GraticuleResult`), name the
+intersections from anchors or known GCPs (:mod:`.grid_labels`), reproject their grid
+coordinates to the output CRS, fit the transform while leaving out outliers
+(:mod:`.robust`), then write into OUTDIR (default ``<stem>_georef/`` beside the input):
+
+- ``<stem>.tif``: GeoTIFF; helmert/affine keep the original pixels with a geotransform,
+  other kinds are warped (GDAL; projective with OpenCV), transparent outside the map area;
+- ``<stem>.points``: QGIS georeferencer GCPs (rejected ones disabled);
+- ``<stem>.vrt``: the original image with the used GCPs;
+- ``<stem>.<x>w``: world file of the original image (helmert/affine only);
+- ``<stem>.report.json`` and ``<stem>.report.html``.
+
+All files are written under temporary names and renamed at the end: an error or a
+cancellation (:class:`core.progress.Cancelled` from the progress callback) leaves nothing.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .. import __version__
+from ..atomic import atomic_outputs
+from ..errors import InputError, NoGraticuleError
+from ..formats.qgis_points import GroundControlPoints, read_points_file, write_points_file
+from ..graticule.result import GraticuleResult
+from ..imageio import check_readable_file, image_size
+from ..mapseg_names import mask_for_input, sheet_id
+from ..progress import ProgressCallback, report, sub_progress
+from . import crs as crsmod
+from . import raster_output as ro
+from . import report as rep
+from .grid_labels import CENTRE_TO_CORNER, Anchor, Labelling, label_intersections, parse_anchor
+from .robust import METHODS, robust_fit
+from .transforms import GDAL_ORDER, FittedTransform, check_configuration, check_kind
+
+#: Default outlier threshold as a fraction of one grid cell in pixels (71 px for the Paris
+#: atlas's 2363 px cells).
+DEFAULT_THRESHOLD_CELLS = 0.03
+Detector = Callable[..., GraticuleResult]
+
+
+@dataclass
+class GeorefResult:
+    """What :func:`georeference` produced.
+
+    Attributes:
+        outputs: name ("tif", "points", "vrt", "world", "json", "html") -> written path.
+        transform: the fitted transform (pixel -> output CRS).
+        inliers: ``(N,)`` bool, the GCPs used; ``rejected`` lists the others (0-based).
+        pixel_xy, map_xy: ``(N, 2)`` all GCPs (map in the output CRS); ``grid_xy`` in the
+            grid CRS (None when the GCPs came from a file as they are).
+        rmse_map, rmse_px: RMS residual of the used GCPs in map units and pixels.
+        threshold_px: the outlier threshold used.
+        labelling: how intersections were named (None with ``gcps_only``).
+        warnings: sentences also written to the reports.
+        report: the JSON report as a dict.
+    """
+
+    outputs: dict[str, Path]
+    transform: FittedTransform
+    inliers: np.ndarray
+    pixel_xy: np.ndarray
+    map_xy: np.ndarray
+    grid_xy: np.ndarray | None
+    rmse_map: float
+    rmse_px: float
+    threshold_px: float
+    labelling: Labelling | None
+    warnings: list[str] = field(default_factory=list)
+    report: dict = field(default_factory=dict)
+
+    @property
+    def rejected(self) -> list[int]:
+        """0-based positions of the GCPs left out as outliers."""
+        return [int(i) for i in np.flatnonzero(~self.inliers)]
+
+
+def default_points_file(input_path: Path) -> Path | None:
+    """``<stem>.points`` or ``<NNN>.points`` (MapSeg sheet id) beside the input, if any."""
+    for candidate in (input_path.with_suffix(".points"),
+                      input_path.with_name(sheet_id(input_path) + ".points")):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def default_outdir(input_path: Path) -> Path:
+    """``<stem>_georef/`` beside the input."""
+    return input_path.with_name(f"{input_path.stem}_georef")
+
+
+def _resolve_mask(mask, input_path: Path, size: tuple[int, int]) -> Path | None:
+    if mask is None or mask is False:
+        return None
+    if isinstance(mask, str) and mask == "auto":
+        found = mask_for_input(input_path)
+        if found is None:
+            return None
+        mask = found
+    p = check_readable_file(mask)
+    msize = image_size(p)
+    if msize != size:
+        raise InputError(f"mask {p} is {msize[0]} x {msize[1]} px but the image is "
+                         f"{size[0]} x {size[1]} px; give the mask made for this image")
+    return p
+
+
+def _gcps_in(gcps: GroundControlPoints, target, what: str) -> np.ndarray:
+    """Map coordinates of a GCP file in ``target`` CRS (file without #CRS: taken as is)."""
+    if not gcps.crs:
+        return gcps.map_xy.copy()
+    try:
+        src = crsmod.parse_crs(gcps.crs)
+    except InputError:
+        raise InputError(f"{what}: its #CRS line is not a CRS GDAL/PROJ understands; fix or "
+                         "remove it") from None
+    return crsmod.transform_points(gcps.map_xy, src, target)
+
+
+def _cell_size_px(pixel_xy: np.ndarray, grid_xy: np.ndarray, spacing: float,
+                  graticule: GraticuleResult | None) -> float:
+    """Grid cell size in pixels: from the line families, else the median scale of pairs."""
+    if graticule is not None:
+        return float(np.mean([graticule.columns.spacing_px, graticule.rows.spacing_px]))
+    i, j = np.triu_indices(len(pixel_xy), 1)
+    dp = np.hypot(*(pixel_xy[i] - pixel_xy[j]).T)
+    dg = np.hypot(*(grid_xy[i] - grid_xy[j]).T)
+    ok = (dp > 0) & (dg > 0)
+    if not np.any(ok):
+        raise InputError("the GCPs coincide; give GCPs at different places")
+    return float(spacing * np.median(dp[ok] / dg[ok]))
+
+
+def _load_detector() -> Detector:
+    try:
+        from ..graticule import detect_graticule
+    except ImportError:
+        raise InputError("graticule detection is not available in this version; give the "
+                         "GCPs with --gcps FILE.points --gcps-only") from None
+    return detect_graticule
+
+
+def _check_targets(targets: Sequence[Path], protected: Sequence[Path | None]) -> None:
+    keep = {p.resolve() for p in protected if p is not None}
+    for t in targets:
+        if t.resolve() in keep:
+            raise InputError(f"writing {t} would overwrite an input; choose another -o "
+                             "directory")
+
+
+def _points_file(gcps, inp: Path) -> tuple[Path | None, GroundControlPoints | None]:
+    """The GCP file to use (explicit, default beside the input, or none) and its points."""
+    if gcps is False:
+        path = None
+    elif gcps is None or gcps is True:
+        path = default_points_file(inp)
+    else:
+        path = Path(gcps)
+    return path, (read_points_file(path).only_enabled() if path is not None else None)
+
+
+def _labelled_detections(inp: Path, mask_path: Path | None, anchors: list[Anchor],
+                         spacing: float, graticule: GraticuleResult | None,
+                         detect: Detector | None, progress: ProgressCallback | None
+                         ) -> tuple[np.ndarray, np.ndarray, float, Labelling]:
+    """Detected intersections (GCP pixel convention), their grid coordinates, the cell size
+    in pixels and the labelling."""
+    if graticule is None:
+        detector = detect or _load_detector()
+        graticule = detector(str(inp), None if mask_path is None else str(mask_path),
+                             progress=sub_progress(progress, 0.0, 0.5))
+    if len(graticule) == 0:
+        raise NoGraticuleError(f"{inp}: no graticule intersection was found; give the "
+                               "GCPs with --gcps FILE.points --gcps-only")
+    grid, labelling = label_intersections(graticule, anchors, spacing)
+    pixel = graticule.points + CENTRE_TO_CORNER  # detection -> GDAL/QGIS convention
+    return pixel, grid, _cell_size_px(pixel, grid, spacing, graticule), labelling
+
+
+def _fit_warnings(fitted: FittedTransform, inliers: np.ndarray, threshold: float) -> list[str]:
+    warnings = []
+    n_rej = int((~inliers).sum())
+    if n_rej:
+        warnings.append(f"{n_rej} of {len(inliers)} GCPs disagree by more than "
+                        f"{threshold:.1f} px and were left out (see the table)")
+    if fitted.geotransform is not None:
+        det = np.linalg.det(np.array(fitted.geotransform)[[1, 2, 4, 5]].reshape(2, 2))
+        if det > 0:
+            warnings.append("the fitted transform mirrors the image (north and east do not "
+                            "turn the usual way); check the anchors")
+    return warnings
+
+
+def georeference(input_path: str | os.PathLike, crs: str, *, grid_crs: str | None = None,
+                 spacing: float = 1000.0, anchors: Sequence[str | Anchor] = (),
+                 gcps: str | os.PathLike | bool | None = None, gcps_only: bool = False,
+                 transform: str = "affine", outdir: str | os.PathLike | None = None,
+                 mask: str | os.PathLike | bool | None = "auto",
+                 resampling: str = "bilinear", threshold_px: float | None = None,
+                 outliers: str = "magsac", overviews: bool = False,
+                 graticule: GraticuleResult | None = None, detect: Detector | None = None,
+                 progress: ProgressCallback | None = None) -> GeorefResult:
+    """Georeference one sheet into ``crs``; see the module docstring for the outputs.
+
+    Args:
+        input_path: the scanned sheet (JPEG, PNG, TIFF).
+        crs: output CRS (EPSG code, WKT, PROJ string or preset such as ``paris-atlas``).
+        grid_crs: CRS the graticule is drawn in (default: ``crs``).
+        spacing: distance between grid lines in grid-CRS units.
+        anchors: ``"X,Y=E,N"`` strings or :class:`Anchor`: the node nearest pixel (X, Y) has
+            grid coordinates (E, N).
+        gcps: a QGIS ``.points`` file of known points (default: ``<stem>.points`` or
+            ``<NNN>.points`` beside the input when present; False: none); each is snapped to
+            the nearest detected node and acts as an anchor. Its ``#CRS`` may be either CRS
+            (a file without ``#CRS`` is taken to be in the grid CRS).
+        gcps_only: fit the ``gcps`` points as they are, without detection.
+        transform: helmert, affine, projective, poly2, poly3 or tps.
+        outdir: output directory (default ``<stem>_georef/`` beside the input).
+        mask: map-area mask (0 = outside): a path, "auto" (``NNN-INPUT-MASK.png`` beside
+            the input if present) or None/False for none.
+        resampling: near, bilinear, cubic or lanczos (warped kinds only).
+        threshold_px: outlier threshold in pixels (default 3% of a grid cell).
+        outliers: magsac, ransac or none.
+        overviews: add internal overviews to the GeoTIFF (faster display, slower write).
+        graticule: a detection result to use instead of running the detector.
+        detect: the detector, called as ``detect(image_path, mask_path_or_None,
+            progress=...)`` (default ``core.graticule.detect_graticule``).
+        progress: callback ``(fraction, message)``; raise Cancelled from it to stop.
+
+    Raises:
+        InputError: bad input of any kind, with a one-line message (nothing is written).
+        core.progress.Cancelled: raised by ``progress`` (nothing is written).
+    """
+    inp = check_readable_file(input_path)
+    size = image_size(inp)
+    out_crs = crsmod.parse_crs(crs)
+    g_crs = crsmod.parse_crs(grid_crs) if grid_crs else out_crs
+    kind = check_kind(transform)
+    if outliers not in METHODS:
+        raise InputError(f"unknown outlier method {outliers!r}; choose one of "
+                         f"{', '.join(METHODS)}")
+    if resampling not in ro.RESAMPLING:
+        raise InputError(f"unknown resampling {resampling!r}; choose one of "
+                         f"{', '.join(ro.RESAMPLING)}")
+    if not (spacing > 0 and np.isfinite(spacing)):
+        raise InputError(f"--spacing must be a positive distance, not {spacing}")
+    anchor_list = [a if isinstance(a, Anchor) else parse_anchor(a, f"--anchor {k + 1}")
+                   for k, a in enumerate(anchors)]
+    gcp_path, known = _points_file(gcps, inp)
+    if gcps_only and (known is None or len(known) == 0):
+        raise InputError("--gcps-only needs a .points file with GCPs: give --gcps FILE.points")
+    if not gcps_only and not anchor_list and (known is None or len(known) == 0):
+        raise InputError(
+            "which intersection is which? give --anchor X,Y=E,N (the grid node nearest pixel "
+            "X,Y has grid coordinates E,N; two anchors fix any rotation) or --gcps "
+            f"FILE.points (QGIS GCPs of known nodes; {inp.stem}.points beside the input is "
+            "used by default)")
+    mask_path = _resolve_mask(mask, inp, size)
+    out = Path(outdir) if outdir is not None else default_outdir(inp)
+
+    # ---- GCPs: pixel positions and grid / map coordinates
+    labelling = None
+    if gcps_only:
+        pixel = known.pixel_xy.copy()
+        grid = _gcps_in(known, g_crs, str(gcp_path))
+        cell_px = _cell_size_px(pixel, grid, spacing, None)
+    else:
+        if known is not None and len(known):
+            kgrid = _gcps_in(known, g_crs, str(gcp_path))
+            anchor_list += [Anchor(tuple(p), tuple(g), f"{gcp_path.name} point {k + 1}")
+                            for k, (p, g) in enumerate(zip(known.pixel_xy, kgrid,
+                                                           strict=True))]
+        pixel, grid, cell_px, labelling = _labelled_detections(
+            inp, mask_path, anchor_list, spacing, graticule, detect, progress)
+    report(progress, 0.5, "GCPs ready")
+    mapxy = crsmod.transform_points(grid, g_crs, out_crs)
+
+    # ---- robust fit (degeneracy is judged in grid coordinates, where lines are exact)
+    check_configuration(kind, pixel, grid)
+    threshold = float(threshold_px) if threshold_px is not None else max(
+        5.0, DEFAULT_THRESHOLD_CELLS * cell_px)
+    fitted, inliers = robust_fit(pixel, mapxy, kind, threshold_px=threshold, method=outliers)
+    check_configuration(kind, pixel[inliers], grid[inliers])
+    warnings = (labelling.warnings if labelling else []) + _fit_warnings(fitted, inliers,
+                                                                         threshold)
+    report(progress, 0.55, "transform fitted")
+
+    # ---- outputs
+    result = GeorefResult(outputs=_output_paths(out, inp, fitted.is_affine),
+                          transform=fitted, inliers=inliers, pixel_xy=pixel, map_xy=mapxy,
+                          grid_xy=grid, rmse_map=fitted.rmse_map, rmse_px=fitted.rmse_px,
+                          threshold_px=threshold, labelling=labelling, warnings=warnings)
+    _check_targets(list(result.outputs.values()), [inp, mask_path, gcp_path])
+    result.report = _report_dict(result, inp, size, mask_path, gcp_path, out_crs, g_crs,
+                                 spacing, resampling, outliers)
+    _write_outputs(result, inp, mask_path, resampling, overviews, progress)
+    return result
+
+
+def _output_paths(out: Path, inp: Path, affine: bool) -> dict[str, Path]:
+    stem = inp.stem
+    names = {"tif": f"{stem}.tif", "points": f"{stem}.points", "vrt": f"{stem}.vrt",
+             "json": f"{stem}.report.json", "html": f"{stem}.report.html"}
+    if affine:
+        names["world"] = stem + ro.world_file_suffix(inp.suffix)
+    return {k: out / v for k, v in names.items()}
+
+
+def _report_dict(r: GeorefResult, inp: Path, size: tuple[int, int], mask_path: Path | None,
+                 gcp_path: Path | None, out_crs, g_crs, spacing: float, resampling: str,
+                 outliers: str) -> dict:
+    """The JSON report (see docs/georef.md)."""
+    t = r.transform
+    return {
+        "tool": f"graticule-georeferencer {__version__} core.georef",
+        "input": str(inp), "image_size": list(size),
+        "mask": None if mask_path is None else str(mask_path),
+        "gcp_file": None if gcp_path is None else str(gcp_path),
+        "crs": {"output": crsmod.crs_label(out_crs), "grid": crsmod.crs_label(g_crs),
+                "output_wkt": crsmod.crs_wkt(out_crs), "unit": _unit(out_crs)},
+        "spacing": spacing,
+        "labelling": None if r.labelling is None else r.labelling.to_dict(),
+        "transform": {"kind": t.kind, "params": t.params,
+                      "geotransform": None if t.geotransform is None else list(t.geotransform),
+                      "pixel_size": t.pixel_size(),
+                      "resampling": None if t.is_affine else resampling},
+        "robust": {"method": outliers, "threshold_px": r.threshold_px,
+                   "rejected": [i + 1 for i in r.rejected]},
+        "summary": {"gcps": len(r.pixel_xy), "used": int(r.inliers.sum()),
+                    "rejected": len(r.rejected), "rmse_px": r.rmse_px, "rmse_map": r.rmse_map},
+        "gcps": rep.gcp_table(r.pixel_xy, r.map_xy, r.grid_xy, r.inliers,
+                              t.inverse(r.map_xy) - r.pixel_xy, t.forward(r.pixel_xy) - r.map_xy),
+        "outputs": {k: str(v) for k, v in r.outputs.items()},
+        "warnings": r.warnings,
+    }
+
+
+def _write_outputs(r: GeorefResult, inp: Path, mask_path: Path | None, resampling: str,
+                   overviews: bool, progress: ProgressCallback | None) -> None:
+    """Write every output under a temporary name; rename them all only at the end."""
+    t, used = r.transform, r.inliers
+    wkt = r.report["crs"]["output_wkt"]
+    keys = list(r.outputs)
+    with atomic_outputs([r.outputs[k] for k in keys]) as temps:
+        tmp = dict(zip(keys, temps, strict=True))
+        raster_progress = sub_progress(progress, 0.55, 0.95)
+        ro.write_gcp_vrt(inp, tmp["vrt"], r.pixel_xy[used], r.map_xy[used], wkt, mask_path,
+                         final_dir=r.outputs["vrt"].parent)
+        if t.is_affine:
+            ro.write_geotiff_affine(inp, tmp["tif"], t.geotransform, wkt, mask_path,
+                                    progress=raster_progress)
+            tmp["world"].write_text(ro.format_world_file(t.geotransform), encoding="utf-8")
+        elif t.kind == "projective":
+            ro.warp_projective(inp, tmp["tif"], t.matrix, wkt, mask_path,
+                               resampling=resampling, progress=raster_progress)
+        else:
+            ro.warp_gcps(inp, tmp["tif"], r.pixel_xy[used], r.map_xy[used], wkt,
+                         order=GDAL_ORDER.get(t.kind), tps=t.kind == "tps",
+                         mask_path=mask_path, resampling=resampling,
+                         progress=raster_progress)
+        if overviews:
+            ro.build_overviews(tmp["tif"])
+        write_points_file(tmp["points"], GroundControlPoints(r.map_xy, r.pixel_xy, used, wkt),
+                          t.inverse(r.map_xy) - r.pixel_xy)
+        tmp["json"].write_text(rep.to_json(r.report), encoding="utf-8")
+        png = rep.residual_plot_png(inp, tuple(r.report["image_size"]), r.pixel_xy,
+                                    t.inverse(r.map_xy) - r.pixel_xy, used,
+                                    f"{inp.name}: {t.kind}, RMSE {r.rmse_px:.2f} px")
+        tmp["html"].write_text(rep.to_html(r.report, png), encoding="utf-8")
+        report(progress, 1.0, "done")
+
+
+def _unit(crs) -> str:
+    try:
+        return crs.axis_info[0].unit_name or "map units"
+    except (IndexError, AttributeError):
+        return "map units"
