@@ -31,6 +31,11 @@ from .linetrack import LineTrack, ValidArea, find_line_near, track_line
 from .result import GraticuleResult, LineFamily
 
 VALID_SCALE = 8   # the map-area mask used for counting line evidence is kept at 1/8
+PARALLEL_TOL_DEG = 0.08   # a line turned more than this from its family is not a grid line
+PERPENDICULAR_TOL_DEG = 0.3   # the families of a scanned square grid are this perpendicular
+COMB_EXACT_PX = 3.0           # a line further than this from its comb place is checked
+COMB_SEARCH_MIN_PX = 12.0     # paper warp moves a grid line this far from its comb place
+COMB_SEARCH_FRACTION = 0.005  # ... or this share of the spacing
 GUESS_HALF_LENGTH_PX = 400.0   # track samples this near a crossing predict it
 
 
@@ -45,7 +50,7 @@ class DetectionSettings:
     min_strength: float = 6.0       # ridge depth (grey levels) that counts as line evidence
     min_spacing_px: float = 250.0
     max_spacing_px: float = 8000.0
-    mask_margin_px: int = 24        # lines are only followed this far inside the map mask
+    mask_margin_px: int = 8         # lines are only followed this far inside the map mask
 
 
 @dataclass
@@ -94,7 +99,19 @@ def detect_graticule(image: ImageLike, mask: ImageLike | None = None, *,
                                "lines cross on this sheet; check the image (and the mask)")
 
     report(progress, 0.5, "following the grid lines")
-    families = [_follow_family(gray, valid, hyp, f, cfg) for f in (0, 1)]
+    # the stronger family first; the other is perpendicular to it (a square grid, scanned)
+    first = 0 if sum(c.score for c in hyp.lines[0]) >= sum(c.score for c in hyp.lines[1]) \
+        else 1
+    families: list[list[_Line]] = [[], []]
+    families[first] = _follow_family(gray, valid, hyp, first, cfg)
+    perpendicular = None
+    if families[first]:
+        a = hyp.angles_deg[first]
+        a = float(np.median([_direction_angle(ln.track, a) for ln in families[first]]))
+        b = hyp.angles_deg[1 - first]
+        perpendicular = b + angle_difference(a + 90.0, b)
+    families[1 - first] = _follow_family(gray, valid, hyp, 1 - first, cfg,
+                                         angle=perpendicular, max_turn_deg=PERPENDICULAR_TOL_DEG)
     if not families[0] or not families[1]:
         raise NoGraticuleError("no graticule found: the grid lines seen at reduced scale could "
                                "not be followed on the full-resolution image")
@@ -146,15 +163,18 @@ def _line_through(angle_deg: float, rho: float, width: int, height: int):
 
 
 def _follow(gray: np.ndarray, valid: ValidArea | None, angle_deg: float, rho: float,
-            search_px: float, cfg: DetectionSettings) -> LineTrack | None:
-    """Find and follow the line near ``(angle, rho)``; None when too little of it is seen."""
+            search_px: float, cfg: DetectionSettings, max_turn_deg: float = 0.6,
+            nearest: bool = False) -> LineTrack | None:
+    """Find and follow the line near ``(angle, rho)`` turned by at most ``max_turn_deg``
+    (the one nearest the prediction with ``nearest``); None when too little of it is seen."""
     height, width = gray.shape
     origin, direction = _line_through(angle_deg, rho, width, height)
     extent = _line_extent(origin, direction, width, height)
     if extent is None:
         return None
     near = find_line_near(gray, origin, direction, *extent, search_px=search_px,
-                          valid_area=valid, min_strength=cfg.min_strength)
+                          valid_area=valid, min_strength=cfg.min_strength,
+                          max_slope=float(np.tan(np.radians(max_turn_deg))), nearest=nearest)
     if near is None:
         return None
     origin, direction = near
@@ -162,7 +182,7 @@ def _follow(gray: np.ndarray, valid: ValidArea | None, angle_deg: float, rho: fl
     if extent is None:
         return None
     track = track_line(gray, origin, direction, *extent, valid_area=valid,
-                       min_strength=cfg.min_strength)
+                       min_strength=cfg.min_strength, nearest=nearest)
     if track.inliers.sum() < 6 or track.coverage < cfg.min_coverage:
         return None
     return track
@@ -174,20 +194,49 @@ def _rho(track: LineTrack, angle_deg: float) -> float:
     return float(track.point_at(0.0) @ np.array([np.cos(t), np.sin(t)]))
 
 
+def _direction_angle(track: LineTrack, near_deg: float) -> float:
+    """Normal angle of a track's direction, expressed near ``near_deg``."""
+    d = track.direction
+    a = float(np.degrees(np.arctan2(d[0], -d[1])))
+    return near_deg + angle_difference(a, near_deg)
+
+
 def _follow_family(gray: np.ndarray, valid: ValidArea | None, hyp: GridHypothesis,
-                   family: int, cfg: DetectionSettings) -> list[_Line]:
-    """Follow the family's lines, place them on the comb, then look for the missing teeth."""
+                   family: int, cfg: DetectionSettings, *, angle: float | None = None,
+                   max_turn_deg: float = 0.6) -> list[_Line]:
+    """Follow the family's lines, place them on the comb, then look for the missing teeth.
+
+    Grid lines of one family are parallel: once the lines are followed, their median
+    direction is the family's, and a line turned from it by more than PARALLEL_TOL_DEG (a
+    street or a distractor next to a grid line) is followed again along that direction.
+    """
     height, width = gray.shape
-    angle = hyp.angles_deg[family]
+    expected = angle
+    angle = hyp.angles_deg[family] if angle is None else angle
     spacing = hyp.spacing_px
-    found: dict[int, _Line] = {}
-    phase = None
+    followed = []
     for cand in hyp.lines[family]:
         rho = cand.rho_px if abs(angle_difference(cand.normal_angle_deg, angle)) < 45 else \
             -cand.rho_px
-        track = _follow(gray, valid, angle, rho, cfg.search_px, cfg)
-        if track is None:
-            continue
+        if expected is not None:   # the candidate's rho was measured at its own angle
+            rho = _rho_at(cand, angle, width, height)
+        track = _follow(gray, valid, angle, rho, cfg.search_px, cfg, max_turn_deg=max_turn_deg)
+        if track is not None:
+            followed.append((rho, track))
+    if not followed:
+        return []
+    weights = np.array([t.coverage for _, t in followed])
+    dirs = np.array([_direction_angle(t, angle) for _, t in followed])
+    angle = float(_weighted_median(dirs, weights))
+    found: dict[int, _Line] = {}
+    phase = None
+    for (_, track), a in sorted(zip(followed, dirs, strict=True),
+                                  key=lambda x: -x[0][1].coverage):
+        if abs(a - angle) > PARALLEL_TOL_DEG:   # the grid line nearest, along the family
+            track = _follow(gray, valid, angle, _rho(track, angle), cfg.search_px, cfg,
+                            max_turn_deg=PARALLEL_TOL_DEG, nearest=True)
+            if track is None:
+                continue
         r = _rho(track, angle)
         if phase is None:
             phase = r
@@ -198,13 +247,19 @@ def _follow_family(gray: np.ndarray, valid: ValidArea | None, hyp: GridHypothesi
             found[k] = _Line(track, k, r)
     if not found:
         return []
-    # refine the comb from the followed lines, then recover the teeth still missing
-    ks = np.array(sorted(found))
-    rhos = np.array([found[k].rho for k in ks])
-    if len(ks) >= 2:
-        spacing, phase = np.polyfit(ks, rhos, 1)
-    else:
-        phase = rhos[0] - ks[0] * spacing
+    # refine the comb from the followed lines; a line off it (a street edge or a distractor
+    # beside a faint grid line, or just paper warp) is looked for again: the line nearest
+    # its place on the comb wins
+    spacing, phase = _fit_comb(found, spacing)
+    search = max(COMB_SEARCH_MIN_PX, COMB_SEARCH_FRACTION * spacing)
+    for k in list(found):
+        rho = phase + k * spacing
+        if len(found) >= 3 and abs(found[k].rho - rho) > COMB_EXACT_PX:
+            track = _follow(gray, valid, angle, rho, search, cfg,
+                            max_turn_deg=PARALLEL_TOL_DEG, nearest=True)
+            if track is not None and abs(_rho(track, angle) - rho) < abs(found[k].rho - rho):
+                found[k] = _Line(track, k, _rho(track, angle))
+    spacing, phase = _fit_comb(found, spacing)
     t = np.radians(angle)
     corners = np.array([[0, 0], [width, 0], [0, height], [width, height]], float) \
         @ np.array([np.cos(t), np.sin(t)])
@@ -215,13 +270,43 @@ def _follow_family(gray: np.ndarray, valid: ValidArea | None, hyp: GridHypothesi
         rho = phase + k * spacing
         if not corners.min() + 16 < rho < corners.max() - 16:
             continue
-        track = _follow(gray, valid, angle, rho, min(16.0, 0.1 * spacing), cfg)
+        track = _follow(gray, valid, angle, rho, search, cfg,
+                        max_turn_deg=PARALLEL_TOL_DEG)
         if track is None:
             continue
         r = _rho(track, angle)
-        if abs(r - rho) <= max(8.0, 0.01 * spacing):
+        if abs(r - rho) <= search:
             found[k] = _Line(track, k, r)
     return [found[k] for k in sorted(found)]
+
+
+def _fit_comb(found: dict[int, _Line], spacing: float) -> tuple[float, float]:
+    """(spacing, phase) of ``rho = phase + k * spacing`` through the lines; with three or
+    more, the line that fits worst is left out of the fit (it may be a street)."""
+    ks = np.array(sorted(found), dtype=float)
+    rhos = np.array([found[int(k)].rho for k in ks])
+    if len(ks) == 1:
+        return spacing, float(rhos[0] - ks[0] * spacing)
+    if len(ks) >= 3:
+        worst = int(np.argmax(np.abs(rhos - np.polyval(np.polyfit(ks, rhos, 1), ks))))
+        keep = np.arange(len(ks)) != worst
+        if len(set(ks[keep])) >= 2:
+            ks, rhos = ks[keep], rhos[keep]
+    s, p = np.polyfit(ks, rhos, 1)
+    return float(s), float(p)
+
+
+def _rho_at(cand, angle_deg: float, width: int, height: int) -> float:
+    """rho, at ``angle_deg``, of the point nearest the image centre on candidate line."""
+    origin, _ = _line_through(cand.normal_angle_deg, cand.rho_px, width, height)
+    t = np.radians(angle_deg)
+    return float(origin @ np.array([np.cos(t), np.sin(t)]))
+
+
+def _weighted_median(values: np.ndarray, weights: np.ndarray) -> float:
+    order = np.argsort(values)
+    cum = np.cumsum(weights[order])
+    return float(values[order][np.searchsorted(cum, 0.5 * cum[-1])])
 
 
 # --- intersections --------------------------------------------------------------------------
@@ -294,8 +379,7 @@ def _intersections(gray: np.ndarray, families: list[list[_Line]], hyp: GridHypot
         points.append(p)
         index.append((col_index[ci], row_index[ri]))
         conf.append(float(np.sqrt(la.support * lb.support)))
-        visible.append(all(drawn_through(gray, ln, p, min_strength=cfg.min_strength)
-                           for ln in (la, lb)))
+        visible.append(drawn_through(gray, la, p) and drawn_through(gray, lb, p))
     return GraticuleResult(np.array(points).reshape(-1, 2), np.array(index).reshape(-1, 2),
                            np.array(conf), col_family, row_family, (width, height),
                            np.array(visible, dtype=bool))
@@ -309,20 +393,23 @@ def _family(lines: list[_Line], angle_deg: float, spacing: float,
     grows with y); index 0 is the line with the smallest rho.
     """
     lo = -45.0 if column else 45.0
-    angle = angle_deg
+    # the lines' direction, with the normal oriented like the comb's (its k grows along it)
+    followed = float(np.median([_direction_angle(ln.track, angle_deg) for ln in lines]))
+    angle = followed
     while angle <= lo:
         angle += 180.0
     while angle > lo + 180.0:
         angle -= 180.0
     if angle > lo + 90.0:   # the normal points the wrong way for this family
         angle -= 180.0
-    # the comb's k counts along the normal ``angle_deg``: reverse it if that normal was flipped
-    sign = 1 if np.cos(np.radians(angle - angle_deg)) > 0 else -1
+    sign = 1 if np.cos(np.radians(angle - followed)) > 0 else -1   # k reversed if flipped
     ks = np.array([sign * ln.k for ln in lines])
     k0 = int(ks.min())
     t = np.radians(angle)
     n = np.array([np.cos(t), np.sin(t)])
     rhos = np.array([float(ln.track.point_at(0.0) @ n) for ln in lines])
+    if len(set(ks.tolist())) >= 2:   # the spacing the followed lines show
+        spacing = float(np.polyfit(ks - k0, rhos, 1)[0])
     offset = float(np.median(rhos - (ks - k0) * spacing))
     family = LineFamily(angle, float(spacing), offset, tuple(sorted(int(k - k0) for k in ks)))
     return family, [int(k - k0) for k in ks]

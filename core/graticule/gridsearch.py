@@ -217,9 +217,10 @@ def evaluate_hypothesis(images: ReducedImages, angle_deg: float, spacing_guess: 
     comb (at the fine scale, or at the coarse one to rank hypotheses cheaply).
 
     A comb's score is the strength of the lines on it, times the share of the teeth that
-    cross the map where a line was found: a graticule shows nearly all its lines, while a
-    few strong lines that happen to be evenly spaced (rails, a frame) or a fine comb through
-    random clutter leave most teeth empty.
+    cross the map where a line was found (a graticule shows nearly all its lines, while a
+    fine comb through random clutter leaves most teeth empty), times (n - 1) / n for n lines
+    found (the spacing is only confirmed by the lines after the first: two or three strong
+    lines, rails or a frame, fit a comb of their own spacing trivially).
     """
     fam_a, scan_a = lines_near_angle(images, angle_deg, fine=fine)
     other = angle_deg + 90.0
@@ -237,7 +238,7 @@ def evaluate_hypothesis(images: ReducedImages, angle_deg: float, spacing_guess: 
         teeth = predicted_teeth(scan_a, angles[0], pa, s) + \
             predicted_teeth(scan_b, angles[1], pb, s)
         found = len(ma) + len(mb)
-        score = (sa + sb) * found / max(teeth, found, 1)
+        score = (sa + sb) * found / max(teeth, found, 1) * (found - 1) / max(found, 1)
         if score > best.score:
             lines = ([fam_a[i] for i in ma], [fam_b[i] for i in mb])
             best = GridHypothesis(angles, float(s), lines, float(score))

@@ -56,6 +56,13 @@ class BlockPeaks:
     strength: np.ndarray
     valid: np.ndarray
 
+    def nearest_only(self) -> BlockPeaks:
+        """The same blocks keeping only each block's ridge nearest u = 0."""
+        j = _nearest_index(self.u)
+        rows = np.arange(len(self.t))
+        return BlockPeaks(self.t, self.u[rows, j][:, None], self.strength[rows, j][:, None],
+                          self.valid)
+
 
 @dataclass
 class LineTrack:
@@ -200,13 +207,14 @@ def block_peaks(gray: np.ndarray, origin: np.ndarray, direction: np.ndarray, t0:
 
 
 def robust_polyfit(t: np.ndarray, u: np.ndarray, degree: int, tol: float,
-                   iterations: int = 100, seed: int = 0,
-                   max_slope: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+                   iterations: int = 100, seed: int = 0, max_slope: float | None = None,
+                   max_offset: float | None = None) -> tuple[np.ndarray, np.ndarray]:
     """RANSAC polynomial u(t), refined by least squares on its inliers.
 
     All hypotheses are drawn and scored at once (batched solves), which keeps this cheap
-    enough to run on every candidate line. ``max_slope`` (degree 1 only) rejects lines
-    steeper than that (du/dt). Returns (coefficients in np.polyval order, inlier mask); with
+    enough to run on every candidate line. ``max_slope`` and ``max_offset`` (degree 1 only)
+    reject lines steeper than that (du/dt) or passing further than that from u = 0 at
+    t = 0. Returns (coefficients in np.polyval order, inlier mask); with
     fewer than degree + 1 samples, (zeros, all False).
     """
     n = len(t)
@@ -223,8 +231,13 @@ def robust_polyfit(t: np.ndarray, u: np.ndarray, degree: int, tol: float,
     if not ok.any():
         return np.zeros(degree + 1), np.zeros(n, dtype=bool)
     coefs = np.linalg.solve(vander[ok], u[picks[ok]][..., None])[..., 0]   # (I', d+1)
-    if max_slope is not None and degree == 1:
-        coefs = coefs[np.abs(coefs[:, 0]) <= max_slope * scale]
+    if degree == 1 and (max_slope is not None or max_offset is not None):
+        keep = np.ones(len(coefs), dtype=bool)
+        if max_slope is not None:
+            keep &= np.abs(coefs[:, 0]) <= max_slope * scale
+        if max_offset is not None:   # u at t = 0, i.e. s = -centre / scale
+            keep &= np.abs(coefs[:, 0] * (-centre / scale) + coefs[:, 1]) <= max_offset
+        coefs = coefs[keep]
         if len(coefs) == 0:
             return np.zeros(degree + 1), np.zeros(n, dtype=bool)
     design = s[:, None] ** powers                                # (n, d+1)
@@ -248,14 +261,28 @@ def _unscale(coef: np.ndarray, centre: float, scale: float) -> np.ndarray:
     return out
 
 
+def nearest_peaks(u: np.ndarray) -> np.ndarray:
+    """(M, 1): in each block, the ridge offset nearest 0 (nan when the block has none)."""
+    return u[np.arange(len(u)), _nearest_index(u)][:, None]
+
+
+def _nearest_index(u: np.ndarray) -> np.ndarray:
+    return np.argmin(np.where(np.isnan(u), np.inf, np.abs(u)), axis=1)
+
+
 def find_line_near(gray: np.ndarray, origin: np.ndarray, direction: np.ndarray, t0: float,
                    t1: float, *, search_px: float, valid_area: ValidArea | None = None,
-                   min_strength: float = 6.0,
+                   min_strength: float = 6.0, max_slope: float | None = None,
+                   nearest: bool = False,
                    block_px: int = BLOCK_PX) -> tuple[np.ndarray, np.ndarray] | None:
     """Locate a straight thin line within ``search_px`` of a rough prediction.
 
     Every block proposes its deepest ridges; the straight line through most proposals wins
     (RANSAC), so a faint line that is rarely the darkest thing in a block is still found.
+    ``max_slope`` bounds its turn from ``direction`` (tan of the angle): a graticule line is
+    parallel to the others of its family, a street next to it is not. With ``nearest`` (the
+    prediction is good), each block offers only its ridge nearest the prediction, so of two
+    parallel lines the one nearer the prediction wins rather than the darker.
     Returns ``(origin, direction)`` of that line (origin = its point at t = 0), or None.
     """
     origin = np.asarray(origin, dtype=np.float64)
@@ -263,12 +290,13 @@ def find_line_near(gray: np.ndarray, origin: np.ndarray, direction: np.ndarray, 
     d = d / np.hypot(*d)
     pk = block_peaks(gray, origin, d, t0, t1, search_px=search_px, valid_area=valid_area,
                      min_strength=min_strength, peaks=3, block_px=block_px)
-    seen = ~np.isnan(pk.u)
-    ts = np.broadcast_to(pk.t[:, None], pk.u.shape)[seen]
-    us = pk.u[seen]
+    u = nearest_peaks(pk.u) if nearest else pk.u
+    seen = ~np.isnan(u)
+    ts = np.broadcast_to(pk.t[:, None], u.shape)[seen]
+    us = u[seen]
     if len(ts) < 3:
         return None
-    coef, inl = robust_polyfit(ts, us, 1, tol=2.0, iterations=200)
+    coef, inl = robust_polyfit(ts, us, 1, tol=2.0, iterations=200, max_slope=max_slope)
     if inl.sum() < 3:
         return None
     n = np.array([-d[1], d[0]])
@@ -279,25 +307,28 @@ def find_line_near(gray: np.ndarray, origin: np.ndarray, direction: np.ndarray, 
 
 def track_line(gray: np.ndarray, origin: np.ndarray, direction: np.ndarray, t0: float,
                t1: float, *, search_px: float = 16.0, valid_area: ValidArea | None = None,
-               min_strength: float = 6.0, tol_px: float = 2.0,
+               min_strength: float = 6.0, tol_px: float = 2.0, nearest: bool = False,
                block_px: int = BLOCK_PX) -> LineTrack:
     """Follow the thin line that runs along ``origin + t * direction``, t in [t0, t1].
 
     The prediction should be close to the line; the line may bend up to ``search_px`` away
-    from it (paper warp). A smooth curve (cubic in t for long lines) is fitted robustly
+    from it (paper warp). A smooth curve (quadratic in t for long lines) is fitted robustly
     through the blocks' ridges, so a street crossing at a shallow angle, which follows the
-    line for a while and then leaves it, is not mistaken for it.
+    line for a while and then leaves it, is not mistaken for it. (A quadratic, not a cubic: a
+    cubic bends enough to follow a grid line, then a distractor segment beside its end.)
     """
     origin = np.asarray(origin, dtype=np.float64)
     d = np.asarray(direction, dtype=np.float64)
     d = d / np.hypot(*d)
     pk = block_peaks(gray, origin, d, t0, t1, search_px=search_px, valid_area=valid_area,
                      min_strength=min_strength, block_px=block_px)
+    if nearest:   # the prediction is trusted: each block offers its ridge nearest to it
+        pk = pk.nearest_only()
     seen = ~np.isnan(pk.u)
     ts = np.broadcast_to(pk.t[:, None], pk.u.shape)[seen]
     us = pk.u[seen]
     length = float(np.ptp(pk.t[pk.valid])) if pk.valid.any() else 0.0
-    degree = 3 if length > 3000 else 2 if length > 1200 else 1
+    degree = 2 if length > 1200 else 1
     coef, _ = robust_polyfit(ts, us, degree, tol=tol_px, iterations=300)
     # in each block, the ridge nearest the curve if it is close enough
     dist = np.abs(pk.u - np.polyval(coef, pk.t)[:, None])
