@@ -24,7 +24,7 @@ import numpy as np
 from ..errors import NoGraticuleError
 from ..imageio import ImageLike, read_mask, read_red_channel
 from ..progress import ProgressCallback, report
-from .angles import angle_difference
+from .angles import angle_difference, line_through, rho_at
 from .gridsearch import GridHypothesis, find_grid, reduced_images
 from .intersections import drawn_through, refine_crossing
 from .linetrack import LineTrack, ValidArea, find_line_near, track_line
@@ -154,21 +154,13 @@ def _line_extent(origin: np.ndarray, direction: np.ndarray, width: int,
     return (lo, hi) if hi - lo > 1 else None
 
 
-def _line_through(angle_deg: float, rho: float, width: int, height: int):
-    """Point nearest the image centre and direction of ``x cos t + y sin t = rho``."""
-    t = np.radians(angle_deg)
-    n = np.array([np.cos(t), np.sin(t)])
-    centre = np.array([width / 2, height / 2])
-    return centre + (rho - centre @ n) * n, np.array([-n[1], n[0]])
-
-
 def _follow(gray: np.ndarray, valid: ValidArea | None, angle_deg: float, rho: float,
             search_px: float, cfg: DetectionSettings, max_turn_deg: float = 0.6,
             nearest: bool = False) -> LineTrack | None:
     """Find and follow the line near ``(angle, rho)`` turned by at most ``max_turn_deg``
     (the one nearest the prediction with ``nearest``); None when too little of it is seen."""
     height, width = gray.shape
-    origin, direction = _line_through(angle_deg, rho, width, height)
+    origin, direction = line_through(angle_deg, rho, width, height)
     extent = _line_extent(origin, direction, width, height)
     if extent is None:
         return None
@@ -211,15 +203,11 @@ def _follow_family(gray: np.ndarray, valid: ValidArea | None, hyp: GridHypothesi
     street or a distractor next to a grid line) is followed again along that direction.
     """
     height, width = gray.shape
-    expected = angle
     angle = hyp.angles_deg[family] if angle is None else angle
     spacing = hyp.spacing_px
     followed = []
-    for cand in hyp.lines[family]:
-        rho = cand.rho_px if abs(angle_difference(cand.normal_angle_deg, angle)) < 45 else \
-            -cand.rho_px
-        if expected is not None:   # the candidate's rho was measured at its own angle
-            rho = _rho_at(cand, angle, width, height)
+    for cand in hyp.lines[family]:   # each was found at its own angle: rho at the family's
+        rho = rho_at(cand.normal_angle_deg, cand.rho_px, angle, width, height)
         track = _follow(gray, valid, angle, rho, cfg.search_px, cfg, max_turn_deg=max_turn_deg)
         if track is not None:
             followed.append((rho, track))
@@ -294,13 +282,6 @@ def _fit_comb(found: dict[int, _Line], spacing: float) -> tuple[float, float]:
             ks, rhos = ks[keep], rhos[keep]
     s, p = np.polyfit(ks, rhos, 1)
     return float(s), float(p)
-
-
-def _rho_at(cand, angle_deg: float, width: int, height: int) -> float:
-    """rho, at ``angle_deg``, of the point nearest the image centre on candidate line."""
-    origin, _ = _line_through(cand.normal_angle_deg, cand.rho_px, width, height)
-    t = np.radians(angle_deg)
-    return float(origin @ np.array([np.cos(t), np.sin(t)]))
 
 
 def _weighted_median(values: np.ndarray, weights: np.ndarray) -> float:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .angles import angle_difference
+from .angles import angle_difference, rho_at
 from .coarse import CoarseScan, LineCandidate, candidate_lines, ridge_image, scan_lines
 
 RIDGE_HALF_WIDTH_HALF_RES = 2   # ridge test offset at half resolution (4 px at full)
@@ -27,6 +27,7 @@ RIDGE_FLOOR = 3                 # ridges shallower than this (grey levels) are p
 RIDGE_CLIP = 8                  # ridge depth (beyond the floor) counted at most
 STRIP_PX = 512                  # strip length along lines, full-resolution pixels
 MIN_TOOTH_STRIPS = 3            # a comb line crossing fewer valid strips cannot be seen
+COARSE_SIDE_PX = 625            # long side of the coarse image, pixels
 
 
 @dataclass
@@ -40,6 +41,7 @@ class ReducedImages:
     fine_valid: np.ndarray
     fine_scale: int
     masked: bool   # a map-area mask was given (else frames must be told from grid lines)
+    size: tuple[int, int]   # (width, height) of the full-resolution image
 
 
 @dataclass
@@ -59,14 +61,22 @@ class GridHypothesis:
     score: float
 
 
-def reduced_images(gray: np.ndarray, valid: np.ndarray | None, *, coarse_scale: int = 16,
-                   fine_scale: int = 8, margin_px: int = 48) -> ReducedImages:
-    """Clipped ridge images at 1/fine_scale and 1/coarse_scale of ``gray`` (uint8, dark lines).
+def working_scales(width: int, height: int) -> tuple[int, int]:
+    """(coarse, fine) reductions: the coarse image about COARSE_SIDE_PX on its long side
+    (1/16 of a 10000 px sheet), the fine one twice as large, never finer than 1/2."""
+    coarse = 2 ** int(np.clip(round(np.log2(max(width, height) / COARSE_SIDE_PX)), 2, 4))
+    return coarse, max(2, coarse // 2)
+
+
+def reduced_images(gray: np.ndarray, valid: np.ndarray | None, *, margin_px: int = 48,
+                   scales: tuple[int, int] | None = None) -> ReducedImages:
+    """Clipped ridge images at the two working scales of ``gray`` (uint8, dark lines).
 
     ``valid`` (bool, full resolution) marks where lines may be counted; it is shrunk by
     ``margin_px`` so the map frame is not counted as a line.
     """
     height, width = gray.shape
+    coarse_scale, fine_scale = scales or working_scales(width, height)
     half = cv2.resize(gray, (max(1, width // 2), max(1, height // 2)),
                       interpolation=cv2.INTER_AREA)
     ridge = ridge_image(half, RIDGE_HALF_WIDTH_HALF_RES)
@@ -87,7 +97,7 @@ def reduced_images(gray: np.ndarray, valid: np.ndarray | None, *, coarse_scale: 
         v = cv2.erode(v, np.ones((2 * r + 1, 2 * r + 1), np.uint8))
         out += [img, v]
     return ReducedImages(out[2], out[3], coarse_scale, out[0], out[1], fine_scale,
-                         valid is not None)
+                         valid is not None, (width, height))
 
 
 def coarse_scan(images: ReducedImages, step_deg: float = 1.0) -> CoarseScan:
@@ -222,9 +232,9 @@ def evaluate_hypothesis(images: ReducedImages, angle_deg: float, spacing_guess: 
     found (the spacing is only confirmed by the lines after the first: two or three strong
     lines, rails or a frame, fit a comb of their own spacing trivially).
     """
-    fam_a, scan_a = lines_near_angle(images, angle_deg, fine=fine)
     other = angle_deg + 90.0
-    fam_b, scan_b = lines_near_angle(images, other, fine=fine)
+    fam_a, scan_a = _at_common_angle(images, *lines_near_angle(images, angle_deg, fine=fine))
+    fam_b, scan_b = _at_common_angle(images, *lines_near_angle(images, other, fine=fine))
     spacings = _spacing_candidates(fam_a, fam_b, spacing_guess, min_spacing_px,
                                    max_spacing_px)
     scale = images.fine_scale if fine else images.coarse_scale
@@ -243,6 +253,18 @@ def evaluate_hypothesis(images: ReducedImages, angle_deg: float, spacing_guess: 
             lines = ([fam_a[i] for i in ma], [fam_b[i] for i in mb])
             best = GridHypothesis(angles, float(s), lines, float(score))
     return best
+
+
+def _at_common_angle(images: ReducedImages, lines: list[LineCandidate],
+                     scan: CoarseScan) -> tuple[list[LineCandidate], CoarseScan]:
+    """The lines with their rho re-expressed at the strongest line's angle (each keeps its
+    own angle), so that their spacings are measured in the image, not at the origin."""
+    if not lines:
+        return lines, scan
+    ref = lines[0].normal_angle_deg
+    return [LineCandidate(c.normal_angle_deg,
+                          rho_at(c.normal_angle_deg, c.rho_px, ref, *images.size), c.score)
+            for c in lines], scan
 
 
 def _mean_angle(lines: list[LineCandidate], default: float) -> float:
