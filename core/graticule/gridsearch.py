@@ -28,6 +28,7 @@ RIDGE_CLIP = 8                  # ridge depth (beyond the floor) counted at most
 STRIP_PX = 512                  # strip length along lines, full-resolution pixels
 MIN_TOOTH_STRIPS = 3            # a comb line crossing fewer valid strips cannot be seen
 COARSE_SIDE_PX = 625            # long side of the coarse image, pixels
+PARALLEL_DEG = 0.65             # lines of one family found within this of their median angle
 
 
 @dataclass
@@ -157,7 +158,7 @@ def angle_hypotheses(scan: CoarseScan, count: int, min_spacing_px: float,
 
 
 def lines_near_angle(images: ReducedImages, angle_deg: float, *, fine: bool,
-                     half_range_deg: float = 0.6, step_deg: float = 0.3,
+                     half_range_deg: float = 0.9, step_deg: float = 0.3,
                      count: int = 16) -> tuple[list[LineCandidate], CoarseScan]:
     """Lines near ``angle_deg`` found by a scan in small angle steps (strongest first), at the
     fine scale or (cheaper, to rank many hypotheses) at the coarse one; and the scan.
@@ -233,18 +234,24 @@ def evaluate_hypothesis(images: ReducedImages, angle_deg: float, spacing_guess: 
     lines, rails or a frame, fit a comb of their own spacing trivially).
     """
     other = angle_deg + 90.0
-    fam_a, scan_a = _at_common_angle(images, *lines_near_angle(images, angle_deg, fine=fine))
-    fam_b, scan_b = _at_common_angle(images, *lines_near_angle(images, other, fine=fine))
+    fam_a, scan_a = lines_near_angle(images, angle_deg, fine=fine)
+    fam_b, scan_b = lines_near_angle(images, other, fine=fine)
+    # the comb is measured with every line's rho at one angle (see _at_common_angle)
+    comb_a, comb_b = _at_common_angle(images, fam_a), _at_common_angle(images, fam_b)
     spacings = _spacing_candidates(fam_a, fam_b, spacing_guess, min_spacing_px,
                                    max_spacing_px)
     scale = images.fine_scale if fine else images.coarse_scale
     best = GridHypothesis((angle_deg, other), spacing_guess, ([], []), 0.0)
     for s in spacings:
         tol = max(2.0 * scale, 0.015 * s)
-        sa, pa, ma = comb_evidence(fam_a, s, tol)
-        sb, pb, mb = comb_evidence(fam_b, s, tol)
-        angles = (_mean_angle([fam_a[i] for i in ma], angle_deg),
-                  _mean_angle([fam_b[i] for i in mb], other))
+        sa, pa, ma = comb_evidence(comb_a, s, tol)
+        sb, pb, mb = comb_evidence(comb_b, s, tol)
+        # grid lines are parallel: a member turned from the others is a street on the comb
+        ma, mb = _parallel(ma, fam_a, angle_deg), _parallel(mb, fam_b, other)
+        sa = sum(comb_a[i].score for i in ma) if ma else 0.0
+        sb = sum(comb_b[i].score for i in mb) if mb else 0.0
+        angles = (_family_angle([fam_a[i] for i in ma], angle_deg),
+                  _family_angle([fam_b[i] for i in mb], other))
         teeth = predicted_teeth(scan_a, angles[0], pa, s) + \
             predicted_teeth(scan_b, angles[1], pb, s)
         found = len(ma) + len(mb)
@@ -255,24 +262,31 @@ def evaluate_hypothesis(images: ReducedImages, angle_deg: float, spacing_guess: 
     return best
 
 
-def _at_common_angle(images: ReducedImages, lines: list[LineCandidate],
-                     scan: CoarseScan) -> tuple[list[LineCandidate], CoarseScan]:
-    """The lines with their rho re-expressed at the strongest line's angle (each keeps its
-    own angle), so that their spacings are measured in the image, not at the origin."""
+def _at_common_angle(images: ReducedImages,
+                     lines: list[LineCandidate]) -> list[LineCandidate]:
+    """The lines as seen at the strongest line's angle (rho of their point nearest the image
+    centre), so that their spacings are measured in the image, not at the origin."""
     if not lines:
-        return lines, scan
+        return lines
     ref = lines[0].normal_angle_deg
-    return [LineCandidate(c.normal_angle_deg,
-                          rho_at(c.normal_angle_deg, c.rho_px, ref, *images.size), c.score)
-            for c in lines], scan
+    return [LineCandidate(ref, rho_at(c.normal_angle_deg, c.rho_px, ref, *images.size),
+                          c.score) for c in lines]
 
 
-def _mean_angle(lines: list[LineCandidate], default: float) -> float:
+def _family_angle(lines: list[LineCandidate], default: float) -> float:
+    """Median normal angle of the lines (one strong street among them does not tilt it)."""
     if not lines:
         return default
-    w = np.array([c.score for c in lines])
-    a = np.array([default + angle_difference(c.normal_angle_deg, default) for c in lines])
-    return float(np.average(a, weights=w))
+    return float(np.median([default + angle_difference(c.normal_angle_deg, default)
+                            for c in lines]))
+
+
+def _parallel(members: list[int], lines: list[LineCandidate], default: float) -> list[int]:
+    """The members within PARALLEL_DEG of their median angle (two fine steps: a grid line
+    bent by the paper can be seen a step off)."""
+    angle = _family_angle([lines[i] for i in members], default)
+    return [i for i in members
+            if abs(angle_difference(lines[i].normal_angle_deg, angle)) <= PARALLEL_DEG]
 
 
 def _spacing_candidates(fam_a: list[LineCandidate], fam_b: list[LineCandidate], guess: float,
