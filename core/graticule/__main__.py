@@ -5,8 +5,11 @@
 
 The CSV is MapSeg task 3: an ``x,y`` header, then one intersection a line, pixels (x right,
 y down, integer values at pixel centres), one decimal. In directory mode every
-``NNN-INPUT.jpg`` gives ``OUTDIR/NNN-OUTPUT-PRED.csv`` and ``NNN-INPUT-MASK.png`` beside it
-is used when present.
+``NNN-INPUT.jpg`` gives ``OUTDIR/NNN-OUTPUT-PRED.csv``.
+
+The map-area mask keeps the search inside the map: ``--mask`` if given, else
+``NNN-INPUT-MASK.png`` beside the sheet when present, else one computed by core.maparea
+(``--no-mask``: none).
 """
 
 from __future__ import annotations
@@ -16,9 +19,12 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
+
 from ..cli import run_batch, run_cli
 from ..errors import InputError
 from ..formats.mapseg_csv import write_points_csv
+from ..imageio import read_red_channel
 from ..mapseg_names import OUTPUT_PRED, list_inputs, mask_for_input, sheet_id
 from .debug import write_debug
 from .detect import detect_graticule
@@ -34,8 +40,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", required=True,
                    help="output CSV (file mode) or directory (directory mode)")
     p.add_argument("--mask", help="map-area mask (0 outside the map, 255 inside); default: "
-                                  "NNN-INPUT-MASK.png beside the sheet when present")
-    p.add_argument("--no-mask", action="store_true", help="ignore any mask beside the sheet")
+                                  "NNN-INPUT-MASK.png beside the sheet when present, else "
+                                  "one computed from the sheet (core.maparea)")
+    p.add_argument("--no-mask", action="store_true",
+                   help="search the whole image: no mask file, no computed mask")
     p.add_argument("--spacing", type=float, metavar="PX",
                    help="expected distance between grid lines, pixels (default: found)")
     p.add_argument("--all", action="store_true",
@@ -47,7 +55,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _detect_one(image: Path, mask: Path | None, out_csv: Path, args: argparse.Namespace) -> str:
-    result = detect_graticule(image, mask, spacing_px=args.spacing)
+    source: Path | np.ndarray = image
+    if mask is None and not args.no_mask:   # no mask file: compute the map area
+        from ..maparea import map_area_mask
+
+        source = read_red_channel(image)   # decoded once for both steps
+        mask = map_area_mask(source)
+    result = detect_graticule(source, mask, spacing_px=args.spacing)
     kept = result if args.all else result.visible_only()
     write_points_csv(out_csv, kept.points)
     if args.debug:

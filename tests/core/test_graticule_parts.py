@@ -85,3 +85,30 @@ def test_refine_crossing_is_sub_pixel():
                                 search_px=(12.0, 12.0))
     assert np.hypot(*(p - truth)) < 0.15
     assert la.support > 0.8 and lb.support > 0.8
+
+
+@pytest.mark.parametrize(("seed", "orientation"), [(21, "tilted"), (22, "rot90"), (23, "axis")])
+def test_generated_sheets_are_found_to_a_fraction_of_a_pixel(seed, orientation):
+    from core.graticule import detect_graticule
+    from core.metrics.point_detection import pds
+    from core.synth import generate_sheet
+
+    sheet = generate_sheet(seed, 2500, spacing_px=700.0, difficulty=0.4,
+                           orientation=orientation)
+    result = detect_graticule(sheet.image, sheet.map_mask).visible_only()
+    found = result.points
+    assert pds(sheet.intersections, found).score > 0.95
+    errors = [np.hypot(*(sheet.intersections - p).T).min() for p in found]
+    assert np.median(errors) < 0.3
+    # every intersection carries the grid index of its lines: one step is one grid cell
+    grid = {tuple(i): g for i, g in zip(result.index, _grid_of(sheet, result.points))}
+    steps = {(a, b) for a in grid for b in grid if abs(a[0] - b[0]) + abs(a[1] - b[1]) == 1}
+    assert steps
+    for a, b in steps:
+        assert np.isclose(np.hypot(*(np.subtract(grid[a], grid[b]))), 1000.0)
+
+
+def _grid_of(sheet, points):
+    """Grid coordinates of the true intersections nearest the found points."""
+    j = [int(np.argmin(np.hypot(*(sheet.intersections - p).T))) for p in points]
+    return sheet.grid_xy[j]
