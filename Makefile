@@ -14,7 +14,10 @@ APT_PACKAGES := python3-qgis qgis-providers python3-gdal gdal-bin python3-venv p
 	python3-numpy python3-scipy python3-matplotlib python3-pyproj python3-pil \
 	pyqt5-dev-tools qttools5-dev-tools fonts-dejavu-core fonts-liberation2 zip
 
-.PHONY: install system-packages test lint demo bench bench-metrics zip transup transcompile clean
+BENCHES := metrics textdet chamfer-ap chart synth graticule georef maparea blocks
+
+.PHONY: install system-packages test lint demo bench $(addprefix bench-,$(BENCHES)) zip \
+	transup transcompile clean
 
 install: system-packages $(STAMP)
 
@@ -39,11 +42,14 @@ lint: install
 demo: install
 	$(PYTHON) -m core.demo
 
-# Benchmarks print numbers; they are not part of `make test`. See README.md.
-bench: bench-metrics
+# Benchmarks print numbers; they are not part of `make test`. See README.md, "Benchmarks".
+bench: $(addprefix bench-,$(BENCHES))
 
-bench-metrics: install
-	$(PYTHON) -m benchmarks.bench_metrics
+define bench_rule
+bench-$(1): install
+	$$(PYTHON) -m benchmarks.bench_$(subst -,_,$(1))
+endef
+$(foreach b,$(BENCHES),$(eval $(call bench_rule,$(b))))
 
 zip: install transcompile
 	$(PYTHON) tools/make_zip.py

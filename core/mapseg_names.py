@@ -43,19 +43,9 @@ def mask_for_input(input_path: str | os.PathLike) -> Path | None:
     return candidate if candidate.is_file() else None
 
 
-def pair_gt_pred(ref_dir: str | os.PathLike, pred_dir: str | os.PathLike,
-                 ext: str) -> list[tuple[str, Path, Path]]:
-    """Pair ``NNN-OUTPUT-GT.ext`` in ``ref_dir`` with ``NNN-OUTPUT-PRED.ext`` in ``pred_dir``.
-
-    Returns ``(NNN, gt_path, pred_path)`` sorted by NNN. Any unmatched name is an InputError
-    listing them (the official tool refuses such directories too).
-    """
-    refs = {sheet_id(p): p for p in Path(ref_dir).glob(f"*{OUTPUT_GT}{ext}")}
-    preds = {sheet_id(p): p for p in Path(pred_dir).glob(f"*{OUTPUT_PRED}{ext}")}
-    if not refs:
-        raise InputError(f"{ref_dir} holds no NNN{OUTPUT_GT}{ext} file")
-    if not preds:
-        raise InputError(f"{pred_dir} holds no NNN{OUTPUT_PRED}{ext} file")
+def check_same_sheets(refs: dict[str, Path], preds: dict[str, Path]) -> None:
+    """InputError listing the sheets that have a reference but no prediction, or the reverse
+    (the official MapSeg tool refuses such directories too)."""
     only_ref = sorted(set(refs) - set(preds))
     only_pred = sorted(set(preds) - set(refs))
     if only_ref or only_pred:
@@ -65,4 +55,3 @@ def pair_gt_pred(ref_dir: str | os.PathLike, pred_dir: str | os.PathLike,
         if only_pred:
             parts.append(f"no reference for {', '.join(only_pred)}")
         raise InputError("; ".join(parts) + "; give matching NNN names in both directories")
-    return [(k, refs[k], preds[k]) for k in sorted(refs)]

@@ -61,6 +61,8 @@ def _detect_one(image: Path, mask: Path | None, out_csv: Path, args: argparse.Na
 
         source = read_red_channel(image)   # decoded once for both steps
         mask = map_area_mask(source)
+        if not mask.any():   # no map found: search the whole sheet
+            mask = None
     result = detect_graticule(source, mask, spacing_px=args.spacing)
     kept = result if args.all else result.visible_only()
     write_points_csv(out_csv, kept.points)

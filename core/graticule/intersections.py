@@ -15,7 +15,6 @@ import numpy as np
 from .linetrack import (
     ValidArea,
     block_peaks,
-    nearest_peaks,
     robust_polyfit,
     straightened_strip,
 )
@@ -61,10 +60,7 @@ def fit_local_line(gray: np.ndarray, centre: np.ndarray, direction: np.ndarray, 
     pk = block_peaks(gray, centre, d, -half_length, half_length, search_px=search_px,
                      valid_area=valid_area, min_strength=min_strength, peaks=3,
                      block_px=LOCAL_BLOCK_PX)
-    u = nearest_peaks(pk.u) if nearest else pk.u
-    seen = ~np.isnan(u)
-    ts = np.broadcast_to(pk.t[:, None], u.shape)[seen]
-    us = u[seen]
+    ts, us = pk.samples(nearest)
     if len(ts) < 4:
         return None
     coef, inl = robust_polyfit(ts, us, 1, tol=1.5 * LOCAL_TOL_PX, iterations=150,

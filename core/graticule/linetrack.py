@@ -56,6 +56,13 @@ class BlockPeaks:
     strength: np.ndarray
     valid: np.ndarray
 
+    def samples(self, nearest: bool = False) -> tuple[np.ndarray, np.ndarray]:
+        """(t, u) of every ridge found, flattened; with ``nearest``, only each block's ridge
+        nearest u = 0 (the prediction)."""
+        peaks = self.nearest_only() if nearest else self
+        seen = ~np.isnan(peaks.u)
+        return np.broadcast_to(peaks.t[:, None], peaks.u.shape)[seen], peaks.u[seen]
+
     def nearest_only(self) -> BlockPeaks:
         """The same blocks keeping only each block's ridge nearest u = 0."""
         j = _nearest_index(self.u)
@@ -261,11 +268,6 @@ def _unscale(coef: np.ndarray, centre: float, scale: float) -> np.ndarray:
     return out
 
 
-def nearest_peaks(u: np.ndarray) -> np.ndarray:
-    """(M, 1): in each block, the ridge offset nearest 0 (nan when the block has none)."""
-    return u[np.arange(len(u)), _nearest_index(u)][:, None]
-
-
 def _nearest_index(u: np.ndarray) -> np.ndarray:
     return np.argmin(np.where(np.isnan(u), np.inf, np.abs(u)), axis=1)
 
@@ -290,10 +292,7 @@ def find_line_near(gray: np.ndarray, origin: np.ndarray, direction: np.ndarray, 
     d = d / np.hypot(*d)
     pk = block_peaks(gray, origin, d, t0, t1, search_px=search_px, valid_area=valid_area,
                      min_strength=min_strength, peaks=3, block_px=block_px)
-    u = nearest_peaks(pk.u) if nearest else pk.u
-    seen = ~np.isnan(u)
-    ts = np.broadcast_to(pk.t[:, None], u.shape)[seen]
-    us = u[seen]
+    ts, us = pk.samples(nearest)
     if len(ts) < 3:
         return None
     coef, inl = robust_polyfit(ts, us, 1, tol=2.0, iterations=200, max_slope=max_slope)
@@ -324,9 +323,7 @@ def track_line(gray: np.ndarray, origin: np.ndarray, direction: np.ndarray, t0: 
                      min_strength=min_strength, block_px=block_px)
     if nearest:   # the prediction is trusted: each block offers its ridge nearest to it
         pk = pk.nearest_only()
-    seen = ~np.isnan(pk.u)
-    ts = np.broadcast_to(pk.t[:, None], pk.u.shape)[seen]
-    us = pk.u[seen]
+    ts, us = pk.samples()
     length = float(np.ptp(pk.t[pk.valid])) if pk.valid.any() else 0.0
     degree = 2 if length > 1200 else 1
     coef, _ = robust_polyfit(ts, us, degree, tol=tol_px, iterations=300)

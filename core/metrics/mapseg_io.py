@@ -18,7 +18,7 @@ import numpy as np
 from ..errors import InputError
 from ..formats.mapseg_csv import read_points_csv
 from ..imageio import check_readable_file
-from ..mapseg_names import OUTPUT_GT, OUTPUT_PRED, sheet_id
+from ..mapseg_names import OUTPUT_GT, OUTPUT_PRED, check_same_sheets, sheet_id
 from .mapseg_errors import OfficialToolFailure
 
 IMAGE_SUFFIXES = (".png", ".tif", ".tiff")
@@ -119,13 +119,5 @@ def pair_directories(ref_dir: str | os.PathLike, pred_dir: str | os.PathLike,
     if not preds:
         raise InputError(f"{pdir} holds no NNN{OUTPUT_PRED}{suffixes[0]} file; name the "
                          "predictions as in MapSeg")
-    only_ref = sorted(set(refs) - set(preds))
-    only_pred = sorted(set(preds) - set(refs))
-    if only_ref or only_pred:
-        parts = []
-        if only_ref:
-            parts.append(f"no prediction for {', '.join(only_ref)}")
-        if only_pred:
-            parts.append(f"no reference for {', '.join(only_pred)}")
-        raise InputError("; ".join(parts) + "; give matching NNN names in both directories")
+    check_same_sheets(refs, preds)
     return [Pair(k, refs[k], preds[k]) for k in sorted(refs)]
