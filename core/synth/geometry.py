@@ -137,7 +137,7 @@ class SheetGeometry:
                 "grid": {"centre_en": list(g.centre_en), "centre_xy": list(g.centre_xy),
                          "px_per_m": g.px_per_m, "tilt_deg": g.tilt_deg, "aspect": g.aspect},
                 "warp": self.warp.to_dict(),
-                "pixel_convention": "corner: the centre of the top-left pixel is (0.5, 0.5)"}
+                "pixel_convention": "centre: the centre of the top-left pixel is (0, 0)"}
 
     @classmethod
     def from_dict(cls, d: dict) -> SheetGeometry:
