@@ -1,4 +1,11 @@
-"""Translations: load the .qm of QGIS's locale and translate plugin strings."""
+"""Translations: load the .qm of QGIS's locale and translate plugin strings.
+
+Every user-visible string goes through :func:`tr`. ``make transup`` runs ``pylupdate5``,
+which files a bare ``tr("...")`` call under the ``@default`` context whatever class it is in;
+:func:`tr` therefore looks strings up in that context, so the extracted .ts and the running
+plugin agree. ``tr`` needs a string literal as its argument (no f-string): format after
+translating, ``tr("{0} points").format(n)``.
+"""
 
 from __future__ import annotations
 
@@ -7,17 +14,26 @@ from pathlib import Path
 from qgis.core import QgsSettings
 from qgis.PyQt.QtCore import QCoreApplication, QLocale, QTranslator
 
-CONTEXT = "GraticuleGeoreferencer"
+CONTEXT = "@default"
 I18N_DIR = Path(__file__).resolve().parent.parent / "i18n"
+PREFIX = "graticule_georeferencer_"
 
 
 def tr(text: str) -> str:
-    """Translate ``text`` in the plugin's single translation context."""
+    """Translate ``text`` (a literal) into the language of the installed translator."""
     return QCoreApplication.translate(CONTEXT, text)
 
 
+def number(value: float, decimals: int = 2) -> str:
+    """``value`` written the user's way (``0,25`` in French), ``decimals`` decimals, no
+    thousands separator."""
+    locale = QLocale()
+    locale.setNumberOptions(QLocale.NumberOption.OmitGroupSeparator)
+    return locale.toString(float(value), "f", decimals)
+
+
 def qgis_locale() -> str:
-    """QGIS's user interface locale, e.g. ``fr`` (what the user chose in QGIS settings)."""
+    """QGIS's user interface language, e.g. ``fr`` (what the user chose in QGIS settings)."""
     settings = QgsSettings()
     if settings.value("locale/overrideFlag", False, type=bool):
         name = settings.value("locale/userLocale", "") or ""
@@ -26,10 +42,14 @@ def qgis_locale() -> str:
     return (name or "en")[:2]
 
 
+def qm_path(locale: str) -> Path:
+    """The compiled translation of ``locale`` (built by ``make transcompile``)."""
+    return I18N_DIR / f"{PREFIX}{locale}.qm"
+
+
 def install_translator(locale: str | None = None) -> QTranslator | None:
     """Install the translator of ``locale`` (default: QGIS's) if its .qm exists."""
-    loc = locale or qgis_locale()
-    qm = I18N_DIR / f"graticule_georeferencer_{loc}.qm"
+    qm = qm_path(locale or qgis_locale())
     if not qm.is_file():
         return None
     translator = QTranslator()

@@ -1,47 +1,140 @@
-"""The plugin object QGIS loads: menus, toolbar and Processing provider."""
+"""The plugin object QGIS loads: menu, toolbar, dialogs and the Processing provider."""
 
 from __future__ import annotations
 
-from qgis.core import Qgis
+from pathlib import Path
+
+from qgis.core import Qgis, QgsApplication, QgsRasterLayer
+from qgis.PyQt.QtGui import QIcon
+from qgis.PyQt.QtWidgets import QAction
 
 from . import deps
 from .i18n import install_translator, remove_translator, tr
 
-MENU = "&Graticule Georeferencer"
+ICONS = Path(__file__).resolve().parent / "icons"
+
+
+def icon(name: str) -> QIcon:
+    """An icon of ``plugin/icons``."""
+    return QIcon(str(ICONS / name))
 
 
 class GraticuleGeoreferencerPlugin:
-    """Adds the plugin's actions to QGIS and removes every trace of them on unload."""
+    """Adds the plugin's actions and Processing provider; unload removes every trace."""
 
     def __init__(self, iface) -> None:
         self.iface = iface
         self.translator = None
-        self.actions: list = []
+        self.actions: list[QAction] = []
         self.toolbar = None
+        self.menu = ""
+        self.provider = None
+        self.dialogs: dict[str, object] = {}
+
+    # ---- QGIS entry points ------------------------------------------------------------
+
+    def initProcessing(self) -> None:
+        """Register the Processing provider (also called by QGIS for Processing-only use)."""
+        if self.provider is not None:
+            return
+        if self.translator is None:  # qgis_process calls this without initGui
+            self.translator = install_translator()
+        from .processing_provider.provider import GraticuleGeoreferencerProvider
+
+        provider = GraticuleGeoreferencerProvider()
+        # QGIS deletes a provider it refuses (an id already registered)
+        if QgsApplication.processingRegistry().addProvider(provider):
+            self.provider = provider
 
     def initGui(self) -> None:
         """Called by QGIS when the plugin is enabled."""
-        self.translator = install_translator()
-        missing = deps.missing_packages()
-        if missing:
-            self.iface.messageBar().pushMessage(
-                tr("Graticule Georeferencer"),
-                tr("Missing Python packages: {0}. Install them with: {1}").format(
-                    ", ".join(missing), deps.install_command(missing)),
-                level=Qgis.Warning, duration=0)
-            return
+        if self.translator is None:
+            self.translator = install_translator()
+        self.menu = tr("&Graticule Georeferencer")
         self.toolbar = self.iface.addToolBar(tr("Graticule Georeferencer"))
         self.toolbar.setObjectName("GraticuleGeoreferencerToolbar")
+        self._add_action("georeference", icon("georeference.svg"),
+                         tr("Detect graticule && georeference…"),
+                         tr("Find the grid intersections of a scanned sheet and georeference "
+                            "it"), self.show_georeference_dialog)
+        self._add_action("blocks", icon("blocks.svg"), tr("Vectorize building blocks…"),
+                         tr("Turn the building blocks of a sheet into GeoPackage polygons"),
+                         self.show_blocks_dialog)
+        self.initProcessing()
+        missing = deps.missing_packages()
+        if missing:
+            self.iface.messageBar().pushMessage(tr("Graticule Georeferencer"),
+                                                deps.missing_message(missing),
+                                                level=Qgis.MessageLevel.Warning, duration=0)
 
     def unload(self) -> None:
         """Called by QGIS when the plugin is disabled or reloaded."""
+        for dialog in self.dialogs.values():
+            dialog.cleanup()
+            dialog.close()
+            dialog.deleteLater()
+        self.dialogs.clear()
         for action in self.actions:
-            self.iface.removePluginRasterMenu(tr(MENU), action)
-            self.iface.removeToolBarIcon(action)
+            self.iface.removePluginRasterMenu(self.menu, action)
             action.deleteLater()
         self.actions.clear()
         if self.toolbar is not None:
+            self.iface.mainWindow().removeToolBar(self.toolbar)
             self.toolbar.deleteLater()
             self.toolbar = None
-        remove_translator(self.translator)
-        self.translator = None
+        try:
+            if self.provider is not None:
+                QgsApplication.processingRegistry().removeProvider(self.provider)
+        finally:
+            self.provider = None
+            remove_translator(self.translator)
+            self.translator = None
+
+    # ---- actions ------------------------------------------------------------------------
+
+    def _add_action(self, name: str, qicon: QIcon, text: str, tip: str, slot) -> QAction:
+        action = QAction(qicon, text, self.iface.mainWindow())
+        action.setObjectName(f"GraticuleGeoreferencer_{name}")
+        action.setStatusTip(tip)
+        action.setToolTip(tip)
+        action.triggered.connect(slot)
+        self.toolbar.addAction(action)
+        self.iface.addPluginToRasterMenu(self.menu, action)
+        self.actions.append(action)
+        return action
+
+    def _packages_ok(self) -> bool:
+        missing = deps.missing_packages()
+        if missing:
+            self.iface.messageBar().pushMessage(tr("Graticule Georeferencer"),
+                                                deps.missing_message(missing),
+                                                level=Qgis.MessageLevel.Critical, duration=0)
+        return not missing
+
+    def _dialog(self, name: str, factory):
+        dialog = self.dialogs.get(name)
+        if dialog is None:
+            dialog = self.dialogs[name] = factory(self.iface)
+        layer = self.iface.activeLayer()
+        if isinstance(layer, QgsRasterLayer) and dialog.sheet.layer() is None:
+            dialog.sheet.set_layer(layer)
+        dialog.show()
+        dialog.raise_()
+        dialog.activateWindow()
+        return dialog
+
+    def show_georeference_dialog(self):
+        """The "Detect graticule & georeference" dialog (created once, then reused)."""
+        if not self._packages_ok():
+            return None
+        from .dialogs.georeference_dialog import GeoreferenceDialog
+
+        return self._dialog("georeference", GeoreferenceDialog)
+
+    def show_blocks_dialog(self):
+        """The "Vectorize building blocks" dialog."""
+        if not self._packages_ok():
+            return None
+        from .dialogs.blocks_dialog import BlocksDialog
+
+        return self._dialog("blocks", BlocksDialog)

@@ -1,8 +1,11 @@
-"""A minimal stand-in for QgisInterface that records what a plugin adds and removes."""
+"""A minimal stand-in for QgisInterface that records what a plugin adds and removes.
+
+Removing something that is not there is silently ignored, as QGIS does.
+"""
 
 from __future__ import annotations
 
-from qgis.core import QgsProject
+from qgis.core import QgsProject, QgsRasterLayer
 from qgis.gui import QgsMapCanvas, QgsMessageBar
 from qgis.PyQt.QtWidgets import QMainWindow, QToolBar
 
@@ -13,10 +16,13 @@ class FakeIface:
     def __init__(self) -> None:
         self.main_window = QMainWindow()
         self.canvas = QgsMapCanvas(self.main_window)
+        self.canvas.resize(800, 600)
+        self.main_window.setCentralWidget(self.canvas)
         self.bar = QgsMessageBar(self.main_window)
         self.toolbar_icons: list = []
         self.raster_menu: list[tuple[str, object]] = []
         self.toolbars: list[QToolBar] = []
+        self.active_layer = None
 
     def mainWindow(self):
         return self.main_window
@@ -27,6 +33,10 @@ class FakeIface:
     def messageBar(self):
         return self.bar
 
+    def messages(self) -> list[str]:
+        """Texts of the message bar's items, oldest first."""
+        return [item.text() for item in self.bar.items()]
+
     def addToolBar(self, name: str) -> QToolBar:
         toolbar = self.main_window.addToolBar(name)
         self.toolbars.append(toolbar)
@@ -36,20 +46,20 @@ class FakeIface:
         self.toolbar_icons.append(action)
 
     def removeToolBarIcon(self, action) -> None:
-        self.toolbar_icons.remove(action)
+        if action in self.toolbar_icons:
+            self.toolbar_icons.remove(action)
 
     def addPluginToRasterMenu(self, menu: str, action) -> None:
         self.raster_menu.append((menu, action))
 
     def removePluginRasterMenu(self, menu: str, action) -> None:
-        self.raster_menu.remove((menu, action))
+        if (menu, action) in self.raster_menu:
+            self.raster_menu.remove((menu, action))
 
     def addRasterLayer(self, path: str, name: str = ""):
-        from qgis.core import QgsRasterLayer
-
         layer = QgsRasterLayer(path, name or path)
         QgsProject.instance().addMapLayer(layer)
         return layer
 
     def activeLayer(self):
-        return None
+        return self.active_layer

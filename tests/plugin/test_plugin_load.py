@@ -2,37 +2,143 @@
 
 from __future__ import annotations
 
+import configparser
+import json
+import os
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent))
 from fake_iface import FakeIface
 
 pytestmark = pytest.mark.qgis
 
+REPO = Path(__file__).resolve().parents[2]
+ALGORITHMS = {"detectgraticule", "georeference", "maparea", "buildingblocks", "evaluatet1",
+              "evaluatet2", "evaluatet3"}
+
+
+def _provider():
+    from qgis.core import QgsApplication
+
+    return QgsApplication.processingRegistry().providerById("graticule_georeferencer")
+
 
 def test_class_factory_loads_and_unloads_cleanly(plugin_package):
+    from qgis.PyQt import sip
+    from qgis.PyQt.QtCore import QCoreApplication, QEvent
+    from qgis.PyQt.QtWidgets import QToolBar
+
     iface = FakeIface()
     plugin = plugin_package.classFactory(iface)
     plugin.initGui()
-    assert plugin.toolbar is not None, "no toolbar: a required package is reported missing"
+    names = {a.objectName() for a in plugin.actions}
+    assert names == {"GraticuleGeoreferencer_georeference", "GraticuleGeoreferencer_blocks"}
+    assert [a for _, a in iface.raster_menu] == plugin.actions
+    assert plugin.toolbar.actions() == plugin.actions
+    provider = _provider()
+    assert provider is plugin.provider
+    assert {a.name() for a in provider.algorithms()} >= ALGORITHMS
+    assert iface.messages() == []          # every required package is installed here
+
+    dialog = plugin.show_georeference_dialog()
+    assert dialog.isVisible()
     plugin.unload()
-    assert iface.toolbar_icons == []
-    assert iface.raster_menu == []
-    assert plugin.toolbar is None
+    QCoreApplication.sendPostedEvents(None, QEvent.DeferredDelete)  # the deleteLater()s
+    assert iface.raster_menu == [] and iface.toolbar_icons == []
+    assert plugin.actions == [] and plugin.toolbar is None and plugin.dialogs == {}
+    assert sip.isdeleted(dialog)
+    assert _provider() is None
     assert plugin.translator is None
+    assert iface.main_window.findChildren(QToolBar, "GraticuleGeoreferencerToolbar") == []
+    assert iface.canvas.mapTool() is None
+
+
+def test_the_actions_open_their_dialogs(plugin_package):
+    iface = FakeIface()
+    plugin = plugin_package.classFactory(iface)
+    plugin.initGui()
+    try:
+        plugin.actions[0].trigger()
+        dialog = plugin.dialogs["georeference"]
+        assert dialog.isVisible()
+        assert dialog.windowTitle() == "Detect graticule & georeference"
+        plugin.actions[0].trigger()   # a second click shows the same dialog
+        assert plugin.dialogs["georeference"] is dialog
+        plugin.actions[1].trigger()
+        blocks = plugin.dialogs["blocks"]
+        assert blocks.isVisible() and blocks.windowTitle() == "Vectorize building blocks"
+    finally:
+        plugin.unload()
 
 
 def test_metadata_has_the_fields_plugins_qgis_org_requires():
-    import configparser
-
     meta = configparser.ConfigParser()
-    meta.read(Path(__file__).resolve().parents[2] / "metadata.txt", encoding="utf-8")
+    meta.read(REPO / "metadata.txt", encoding="utf-8")
     general = meta["general"]
     for key in ("name", "qgisMinimumVersion", "description", "about", "version", "author",
                 "email", "tracker", "repository"):
         assert general.get(key, "").strip(), key
     assert general["qgisMinimumVersion"] == "3.22"
-    assert (Path(__file__).resolve().parents[2] / general["icon"]).is_file()
+    assert general["hasProcessingProvider"] == "yes"
+    assert (REPO / general["icon"]).is_file()
+    assert general["tracker"].startswith("https://") and general["repository"].startswith(
+        "https://")
+
+
+def test_plugin_imports_only_qgis_pyqt():
+    offenders = []
+    for path in [*sorted((REPO / "plugin").rglob("*.py")), REPO / "__init__.py"]:
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            stripped = line.strip()
+            if stripped.startswith(("import PyQt", "from PyQt", "import sip", "from sip")):
+                offenders.append(f"{path.relative_to(REPO)}:{number}")
+    assert offenders == []
+
+
+_WITHOUT_OPENCV = r"""
+import importlib.abc, json, sys
+class Block(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name == "cv2" or name.startswith("cv2."):
+            raise ModuleNotFoundError("No module named 'cv2'", name="cv2")
+        return None
+sys.meta_path.insert(0, Block())
+sys.path[:0] = [sys.argv[1], sys.argv[2]]
+from qgis.core import QgsApplication
+app = QgsApplication([], False)
+QgsApplication.setPrefixPath("/usr", True)
+app.initQgis()
+from fake_iface import FakeIface
+import graticule_georeferencer
+iface = FakeIface()
+plugin = graticule_georeferencer.classFactory(iface)
+plugin.initGui()
+at_load = iface.messages()
+plugin.actions[0].trigger()
+alg = plugin.provider.algorithms()[0]
+ok, why = alg.canExecute()
+print(json.dumps({"at_load": at_load, "after_click": iface.messages()[len(at_load):],
+                  "actions": len(plugin.actions), "dialogs": len(plugin.dialogs),
+                  "can_execute": ok, "why": why, "cv2_loaded": "cv2" in sys.modules}))
+plugin.unload()
+app.exitQgis()
+"""
+
+
+def test_loads_without_opencv_and_says_how_to_install_it(plugin_package, tmp_path):
+    packages = Path(plugin_package.__file__).parent.parent
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen",
+               QGIS_CUSTOM_CONFIG_PATH=str(tmp_path / "profile"))
+    run = subprocess.run([sys.executable, "-c", _WITHOUT_OPENCV, str(packages),
+                          str(Path(__file__).parent)], capture_output=True, text=True,
+                         env=env, timeout=120, check=False)
+    assert run.returncode == 0, run.stderr[-2000:]
+    report = json.loads(run.stdout.strip().splitlines()[-1])
+    command = "python3 -m pip install --user opencv-python-headless"
+    assert report["actions"] == 2 and report["dialogs"] == 0
+    assert len(report["at_load"]) == 1 and command in report["at_load"][0]
+    assert len(report["after_click"]) == 1 and command in report["after_click"][0]
+    assert report["can_execute"] is False and command in report["why"]
+    assert report["cv2_loaded"] is False

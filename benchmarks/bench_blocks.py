@@ -1,0 +1,99 @@
+"""Building blocks (MapSeg task 1) and closed shapes: quality, time and memory.
+
+Targets (issue 6): blocks mean PQ >= 0.90 on generated sheets; closed shapes of the real
+crop ``../shared/data/paris-1925-sheet1-crop`` PQ >= 0.65 (anchor: the deep edge maps of
+Chen et al., ICDAR 2021, labelled the same way: PQ 0.57, SQ 0.85, RQ 0.68); at most 60 s
+and 4 GB per 10000 x 10000 sheet, either level, PNG and GeoPackage included.
+
+Run: ``.venv/bin/python -m benchmarks.bench_blocks [--count 4] [--size 10000] [--seed 0]``.
+Each sheet runs ``python -m core.blocks SHEET -o PNG --gpkg GPKG`` in a child process, so
+the time and the peak resident memory are those of the whole command; the PQ of its PNG is
+computed with ``core.metrics.panoptic`` (``python -m core.metrics T1`` gives the same). The
+shapes level is timed on the first sheet. Timings are indicative on a shared machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from benchmarks.bench_maparea import REAL_CROP, REPO, generated_sheets
+
+_CHILD = """
+import resource, sys, time
+from core.blocks.__main__ import main
+t = time.perf_counter()
+code = main(sys.argv[1:])
+print('{"seconds": %.3f, "max_rss_mb": %.1f, "code": %d}' % (
+    time.perf_counter() - t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, code))
+"""
+
+
+def run_command(sheet: Path, level: str, outdir: Path) -> tuple[dict, Path]:
+    """Run core.blocks on one sheet in a child process; its timing and its PNG."""
+    png, gpkg = outdir / f"{sheet.stem}-{level}.png", outdir / f"{sheet.stem}-{level}.gpkg"
+    mask = sheet.with_name(sheet.name.replace("-INPUT.jpg", "-INPUT-MASK.png"))
+    out = subprocess.run([sys.executable, "-c", _CHILD, str(sheet), "--mask", str(mask),
+                          "--level", level, "-o", str(png), "--gpkg", str(gpkg)],
+                         cwd=REPO, check=True, capture_output=True, text=True)
+    return json.loads(out.stdout.strip().splitlines()[-1]), png
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--count", type=int, default=4)
+    ap.add_argument("--size", type=int, default=10000)
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+
+    from core.blocks import segment_sheet
+    from core.blocks.evaluate import closed_shapes_reference, shapes_quality
+    from core.imageio import read_mask
+    from core.metrics.panoptic import panoptic_quality
+
+    sheets = generated_sheets(args.count, args.size, args.seed)
+    pqs, secs, mems = [], [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        outdir = Path(tmp)
+        for k, sheet in enumerate(sheets):
+            stats, png = run_command(sheet, "blocks", outdir)
+            truth = read_mask(sheet.with_name(sheet.name.replace("-INPUT.jpg",
+                                                                 "-BLOCKS-GT.png")))
+            r = panoptic_quality(truth, read_mask(png))
+            params = json.loads(sheet.with_name(f"{k:03d}.json").read_text())
+            pqs.append(r.pq)
+            secs.append(stats["seconds"])
+            mems.append(stats["max_rss_mb"])
+            print(f"{sheet.name}: difficulty {params['difficulty']:.2f}  PQ {r.pq:.3f} "
+                  f"SQ {r.sq:.3f} RQ {r.rq:.3f} ({r.n_matched}/{r.n_ref} blocks, "
+                  f"{r.n_pred} predicted)  {stats['seconds']:.1f} s  "
+                  f"{stats['max_rss_mb']:.0f} MB", flush=True)
+        print(f"blocks, generated ({len(sheets)} sheets, {args.size} px): mean PQ "
+              f"{np.mean(pqs):.3f} (target >= 0.90); time max {max(secs):.1f} s, memory max "
+              f"{max(mems):.0f} MB (targets 60 s, 4096 MB)", flush=True)
+        stats, _ = run_command(sheets[0], "shapes", outdir)
+        print(f"shapes level on {sheets[0].name}: {stats['seconds']:.1f} s, "
+              f"{stats['max_rss_mb']:.0f} MB (targets 60 s, 4096 MB)", flush=True)
+    if REAL_CROP.is_dir():
+        mask = read_mask(REAL_CROP / "INPUT-MASK.png")
+        import cv2
+
+        edges = cv2.imread(str(REAL_CROP / "SHAPES-EDGE-GT.png"), cv2.IMREAD_GRAYSCALE)
+        reference, ignored = closed_shapes_reference(edges, mask)
+        t = time.perf_counter()
+        seg = segment_sheet(REAL_CROP / "INPUT.jpg", mask, level="shapes")
+        r = shapes_quality(reference, ignored, seg.shapes > 0)
+        print(f"shapes, real crop: PQ {r.pq:.3f} SQ {r.sq:.3f} RQ {r.rq:.3f} "
+              f"({r.n_matched}/{r.n_ref} shapes, {r.n_pred} predicted; target PQ >= 0.65, "
+              f"anchor Chen et al. 0.57)  {time.perf_counter() - t:.1f} s")
+
+
+if __name__ == "__main__":
+    main()

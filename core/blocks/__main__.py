@@ -1,0 +1,138 @@
+"""Command line: building blocks or closed shapes as a 0/255 PNG and GeoPackage polygons.
+
+Single sheet::
+
+    python -m core.blocks INPUT.jpg [--mask MASK.png] [--level blocks|shapes] -o OUT.png
+        [--gpkg OUT.gpkg] [--georef GEOREF_DIR_OR_POINTS]
+
+Directory mode (every NNN-INPUT.jpg; MapSeg names; progress bar; goes on past bad sheets)::
+
+    python -m core.blocks SHEETS_DIR -o OUT_DIR [--level ...] [--gpkg] [--georef DIR]
+
+writes OUT_DIR/NNN-OUTPUT-PRED.png (and OUT_DIR/NNN-OUTPUT-PRED.gpkg with --gpkg).
+The map-area mask is --mask, else NNN-INPUT-MASK.png beside the sheet, else computed with
+core.maparea.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..cli import run_batch, run_cli
+from ..errors import InputError
+from ..imageio import check_readable_file
+from ..mapseg_names import INPUT_MASK, OUTPUT_PRED, list_inputs, mask_for_input, sheet_id
+from .export import write_outputs
+from .georeference import Georeference, load_georeference
+from .pipeline import LEVELS, segment_sheet
+from .settings import BlockSettings
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser (also used by the documentation)."""
+    ap = argparse.ArgumentParser(
+        prog="python -m core.blocks",
+        description="Extract building blocks (MapSeg task 1) or every closed shape of "
+                    "scanned city maps, as a 0/255 PNG and GeoPackage polygons.")
+    ap.add_argument("input", type=Path, help="a sheet image, or a directory of NNN-INPUT.jpg")
+    ap.add_argument("-o", "--output", type=Path, required=True,
+                    help="output PNG (single sheet) or directory (directory mode)")
+    ap.add_argument("--mask", type=Path,
+                    help="map-area mask PNG (directory mode: a directory of "
+                         "NNN-INPUT-MASK.png); default: NNN-INPUT-MASK.png beside the sheet, "
+                         "else computed")
+    ap.add_argument("--level", choices=LEVELS, default="blocks",
+                    help="blocks (default) or shapes (blocks split into every closed shape)")
+    ap.add_argument("--gpkg", nargs="?", const=True, default=None, metavar="GPKG",
+                    help="also write polygons to this GeoPackage (directory mode: flag, or "
+                         "a directory for NNN-OUTPUT-PRED.gpkg)")
+    ap.add_argument("--georef", type=Path, metavar="DIR_OR_POINTS",
+                    help="output of core.georef (its directory or .points file): polygons "
+                         "in its CRS; directory mode: a directory holding NNN_georef/ or "
+                         "NNN.points")
+    ap.add_argument("--tolerance", type=float, default=1.5,
+                    help="polygon simplification, pixels (default 1.5)")
+    ap.add_argument("--scale", type=float, default=1.0,
+                    help="scan pixels per metre / 2.363 (default 1: 1:5000 at 300 dpi)")
+    return ap
+
+
+def _mask_for(image: Path, mask_arg: Path | None, directory_mode: bool) -> Path | None:
+    if mask_arg is None:
+        return mask_for_input(image)
+    if directory_mode:
+        if not mask_arg.is_dir():
+            raise InputError(f"{mask_arg} is not a directory; in directory mode --mask "
+                             "names a directory of NNN-INPUT-MASK.png")
+        m = mask_arg / f"{sheet_id(image)}{INPUT_MASK}"
+        return m if m.is_file() else None
+    check_readable_file(mask_arg)
+    return mask_arg
+
+
+def _process(image: Path, png: Path | None, gpkg: Path | None, mask: Path | None,
+             level: str, georef: Georeference | None, args: argparse.Namespace) -> None:
+    settings = BlockSettings.for_level(level, scale=args.scale)
+    seg = segment_sheet(image, mask, level=level, settings=settings)
+    write_outputs(seg, level, png, gpkg, source=image.name, georef=georef,
+                  tolerance=args.tolerance)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command; returns the exit code (0 ok, 1 some sheets failed, 2 bad input)."""
+    args = build_parser().parse_args(argv)
+    if args.tolerance < 0 or args.scale <= 0:
+        raise InputError("--tolerance must be >= 0 and --scale > 0")
+    if args.georef is not None and args.gpkg is None:
+        raise InputError("--georef only affects the GeoPackage; add --gpkg")
+    if args.input.is_dir():
+        return _directory(args)
+    check_readable_file(args.input)
+    if args.output.suffix.lower() != ".png" or args.output.is_dir():
+        raise InputError(f"{args.output}: the output must be a .png file")
+    gpkg = None
+    if args.gpkg is not None:
+        if args.gpkg is True:
+            raise InputError("--gpkg needs a file name for a single sheet")
+        gpkg = Path(args.gpkg)
+        if gpkg.suffix.lower() != ".gpkg":
+            raise InputError(f"{gpkg}: the GeoPackage name must end with .gpkg")
+    georef = (load_georeference(args.georef, args.input.stem)
+              if args.georef is not None else None)
+    _process(args.input, args.output, gpkg, _mask_for(args.input, args.mask, False),
+             args.level, georef, args)
+    return 0
+
+
+def _directory(args: argparse.Namespace) -> int:
+    if args.output.exists() and not args.output.is_dir():
+        raise InputError(f"{args.output} is a file; give an output directory for a "
+                         "directory of sheets")
+    inputs = list_inputs(args.input)
+    gpkg_dir = None
+    if args.gpkg is not None:
+        gpkg_dir = args.output if args.gpkg is True else Path(args.gpkg)
+        if gpkg_dir.exists() and not gpkg_dir.is_dir():
+            raise InputError(f"{gpkg_dir} is a file; in directory mode --gpkg is a flag or "
+                             "a directory")
+    if args.georef is not None and not args.georef.is_dir():
+        raise InputError(f"{args.georef} is not a directory; in directory mode --georef "
+                         "names a directory of core.georef outputs")
+    args.output.mkdir(parents=True, exist_ok=True)
+
+    def one(image: Path) -> None:
+        name = sheet_id(image)
+        georef = (load_georeference(args.georef, image.stem)
+                  if args.georef is not None else None)
+        gpkg = gpkg_dir / f"{name}{OUTPUT_PRED}.gpkg" if gpkg_dir is not None else None
+        _process(image, args.output / f"{name}{OUTPUT_PRED}.png", gpkg,
+                 _mask_for(image, args.mask, True), args.level, georef, args)
+
+    return run_batch(inputs, one, name=lambda p: p.name, desc=f"{args.level}")
+
+
+if __name__ == "__main__":
+    sys.exit(run_cli(main))

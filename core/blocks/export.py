@@ -1,0 +1,72 @@
+"""Writing a segmentation: the 0/255 PNG of one level and the GeoPackage of polygons."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from ..atomic import atomic_outputs
+from ..errors import InputError
+from ..progress import ProgressCallback, report
+from .georeference import Georeference
+from .gpkg import LayerData, write_gpkg
+from .pipeline import Segmentation, check_level
+from .vectorize import transform_geoms, vectorize
+
+
+def level_png(seg: Segmentation, level: str) -> np.ndarray:
+    """``(H, W) uint8``: 255 on the blocks (or shapes), 0 elsewhere; one 4-connected
+    component per block or shape."""
+    labels, _ = seg.labels(level)
+    return (labels > 0).astype(np.uint8) * np.uint8(255)
+
+
+def _pixel_to_qgis(xy: np.ndarray) -> np.ndarray:
+    """Pixel (x right, y down) -> QGIS's plane for an unreferenced raster (x, -y)."""
+    return xy * np.array([1.0, -1.0])
+
+
+def layers_for(seg: Segmentation, level: str, georef: Georeference | None = None,
+               tolerance: float = 1.5) -> list[LayerData]:
+    """Polygon layers of a segmentation: blocks, plus shapes at the shapes level.
+
+    Polygons are simplified in pixel units (``tolerance``), then moved to the map CRS with
+    ``georef`` or to QGIS's unreferenced-raster plane (x, -y) without it.
+    """
+    check_level(level)
+    move = georef.forward if georef is not None else _pixel_to_qgis
+    names = ["blocks"] if level == "blocks" else ["blocks", "shapes"]
+    out = []
+    for name in names:
+        labels, n = seg.labels(name)
+        geoms = transform_geoms(vectorize(labels, n, seg.lines, tolerance), move)
+        out.append(LayerData(name, geoms, seg.parents if name == "shapes" else None))
+    return out
+
+
+def write_outputs(seg: Segmentation, level: str, png: str | os.PathLike | None,
+                  gpkg: str | os.PathLike | None = None, *, source: str = "",
+                  georef: Georeference | None = None, tolerance: float = 1.5,
+                  progress: ProgressCallback | None = None) -> None:
+    """Write the PNG of ``level`` and/or the GeoPackage; all files appear or none."""
+    targets = [Path(t) for t in (png, gpkg) if t is not None]
+    if not targets:
+        raise InputError("nothing to write; give an output PNG or GeoPackage")
+    with atomic_outputs(targets) as temps:
+        tmp = dict(zip([str(t) for t in targets], temps, strict=True))
+        if png is not None:
+            report(progress, 0.0, "PNG")
+            if not cv2.imwrite(str(tmp[str(Path(png))]), level_png(seg, level)):
+                raise InputError(f"cannot write {png}; check the directory is writable")
+        if gpkg is not None:
+            report(progress, 0.2, "polygons")
+            layers = layers_for(seg, level, georef, tolerance)
+            report(progress, 0.8, "GeoPackage")
+            write_gpkg(tmp[str(Path(gpkg))], layers, source,
+                       crs_wkt=georef.crs_wkt if georef else None,
+                       geographic=bool(georef and georef.geographic),
+                       unit=georef.unit if georef else "px")
+    report(progress, 1.0, "written")

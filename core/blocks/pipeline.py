@@ -1,0 +1,127 @@
+"""``segment_sheet``: building blocks and closed shapes of a scanned sheet, as label images.
+
+Steps: ink map (red removed, text removed, graticule lines and folds erased), texture areas
+(hatching, water) emptied, thinning to a one-pixel line network with spurs removed, then the
+regions it encloses. Open space (street network, squares, river) is recognised by its size
+and shape; closed shapes are the other regions, blocks are the map minus open space.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import InputError
+from ..imageio import ImageLike, read_image, read_mask
+from ..progress import ProgressCallback, report
+from . import regions
+from .gaps import join_corner_rays, join_ends_to_lines, join_facing_ends, join_near_ends
+from .ink import drop_small_components, ink_map
+from .settings import BlockSettings
+from .texture import erase_texture, texture_areas
+from .thinning import prune_spurs, thin
+
+LEVELS = ("blocks", "shapes")
+
+
+@dataclass
+class Segmentation:
+    """Blocks and (optionally) closed shapes of one sheet.
+
+    Attributes:
+        blocks: ``(H, W) int32`` block ids 1..n_blocks, 0 elsewhere.
+        n_blocks: number of blocks.
+        shapes: ``(H, W) int32`` shape ids 1..n_shapes, 0 elsewhere (None at blocks level).
+        n_shapes: number of shapes (0 at blocks level).
+        parents: ``(n_shapes + 1,)`` block id of each shape (index 0 unused), or None.
+        lines: ``(H, W) uint8`` the one-pixel line network the regions are cut by.
+    """
+
+    blocks: np.ndarray
+    n_blocks: int
+    shapes: np.ndarray | None
+    n_shapes: int
+    parents: np.ndarray | None
+    lines: np.ndarray
+
+    def labels(self, level: str) -> tuple[np.ndarray, int]:
+        """The label image and count of ``level`` ("blocks" or "shapes")."""
+        if level == "shapes":
+            if self.shapes is None:
+                raise ValueError("shapes were not extracted; segment with level='shapes'")
+            return self.shapes, self.n_shapes
+        return self.blocks, self.n_blocks
+
+
+def check_level(level: str) -> str:
+    """``level`` if valid, else InputError."""
+    if level not in LEVELS:
+        raise InputError(f"unknown level {level!r}; choose blocks or shapes")
+    return level
+
+
+def line_network(rgb: np.ndarray, mask: np.ndarray, s: BlockSettings,
+                 progress: ProgressCallback | None = None) -> np.ndarray:
+    """The one-pixel line network (uint8 0/1) bounding blocks and shapes."""
+    report(progress, 0.05, "ink")
+    ink, _ = ink_map(rgb, mask, s)
+    report(progress, 0.35, "hatching and water")
+    ink = erase_texture(ink, texture_areas(ink, mask, s), s)
+    ink = drop_small_components(ink, s)   # stubs and letters left inside texture areas
+    report(progress, 0.55, "thinning")
+    lines = thin(ink, s.thinning_iterations)
+    del ink
+    report(progress, 0.7, "spurs and gaps")
+    lines = prune_spurs(lines, s.px(s.spur_length))
+    if s.corner_gap > 0:
+        lines, _ = join_near_ends(lines, s.corner_gap * s.scale)
+    if s.max_gap > 0:
+        lines, _ = join_facing_ends(lines, s.max_gap * s.scale, s.gap_angle)
+    if s.corner_extend > 0:
+        lines, _ = join_corner_rays(lines, s.corner_extend * s.scale)
+    if s.end_gap > 0:
+        lines, _ = join_ends_to_lines(lines, s.px(s.end_gap))
+    return lines
+
+
+def segment_sheet(image: ImageLike, mask: ImageLike | np.ndarray | None = None, *,
+                  level: str = "blocks", settings: BlockSettings | None = None,
+                  progress: ProgressCallback | None = None) -> Segmentation:
+    """Blocks (and, at ``level="shapes"``, every closed shape) of a sheet.
+
+    Args:
+        image: sheet file or RGB uint8 array.
+        mask: map-area mask (file, or bool/uint8 array of the image's size); None computes
+            it with :func:`core.maparea.map_area_mask`.
+        level: "blocks" (MapSeg task 1) or "shapes" (blocks split into parcels, buildings,
+            courtyards).
+        settings: tuning; default :meth:`BlockSettings.for_level` of ``level``.
+        progress: optional callback (fraction, message).
+    """
+    check_level(level)
+    s = settings or BlockSettings.for_level(level)
+    report(progress, 0.0, "reading")
+    rgb = read_image(image)
+    shape = rgb.shape[:2]
+    if mask is None:
+        from ..maparea import map_area_mask
+
+        map_mask = map_area_mask(rgb)
+    else:
+        map_mask = read_mask(mask, shape, what="map-area mask")
+    if not map_mask.any():
+        raise InputError("the map-area mask is empty; give a mask with the map in white")
+    lines = line_network(rgb, map_mask, s, progress)
+    del rgb
+    report(progress, 0.8, "regions")
+    labels, n = regions.partition(lines, map_mask)
+    street = regions.open_space(labels, n, lines, int(map_mask.sum()), s)
+    block_labels, n_blocks = regions.blocks(labels, street, map_mask, s)
+    shape_labels = parents = None
+    n_shapes = 0
+    if level == "shapes":
+        shape_labels, n_shapes = regions.shapes(labels, street, s)
+        parents = regions.parent_ids(shape_labels, n_shapes, block_labels, n_blocks)
+    report(progress, 1.0, "done")
+    return Segmentation(block_labels, n_blocks, shape_labels, n_shapes, parents, lines)

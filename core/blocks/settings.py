@@ -1,0 +1,86 @@
+"""Tuning of building-block and closed-shape extraction.
+
+Lengths are in pixels of the full-resolution sheet at the reference scale (1:5000 scanned
+at 300 dpi, about 0.42 m per pixel, 2363 px per 1000 m). For other scans set ``scale`` to
+(pixels per metre of the scan) / 2.363: every length and area is multiplied accordingly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+
+
+@dataclass(frozen=True)
+class BlockSettings:
+    """Parameters of :func:`core.blocks.segment_sheet`."""
+
+    scale: float = 1.0
+    # ink
+    ink_radius: int = 7            #: black-hat radius: ink is darker than paper within it
+    ink_threshold: int = 50        #: black-hat level (0-255) above which a pixel is ink
+    red_margin: int = 40           #: red minus max(green, blue) above which ink is red
+    black_level: int = 140         #: neutral pixels darker than this (red channel) are black ink
+    letter_area: int = 400         #: ink components smaller than this (and short) are text
+    letter_extent: int = 60        #: ... and whose bounding box is shorter than this
+    # long thin straight lines (graticule, folds)
+    remove_long_lines: bool = True
+    long_line_strip: int = 200     #: length of the strips the line profiles are taken over
+    long_line_contrast: float = 30  #: mean black-hat excess of a line over its surroundings
+    long_line_coverage: float = 0.5  #: fraction of the strips a line must cross
+    long_line_half_width: int = 3  #: half-width of the erased band
+    long_line_dark: int = 100      #: darker pixels are kept (line work crossing the line)
+    # hatching and water lines
+    texture_gap: float = 8         #: largest free gap between texture strokes
+    texture_window: int = 9        #: window over which the gap must stay small
+    texture_opening: int = 15      #: texture areas narrower than this are not texture
+    texture_margin: int = 7        #: strokes this close to a texture edge are kept
+    # line network
+    thinning_iterations: int = 8   #: enough for lines up to about 16 px wide
+    spur_length: int = 10          #: skeleton branches up to this long are removed
+    max_gap: float = 300           #: facing line ends at most this far apart are joined
+    gap_angle: float = 12          #: ... if aligned within this angle (degrees)
+    corner_gap: float = 16         #: line ends at most this far apart, pointing at each other
+    corner_extend: float = 60      #: two line ends whose extensions meet within this are joined
+    end_gap: int = 12              #: a line end is extended to a line at most this far ahead
+    # regions
+    min_shape_area: int = 1000     #: smaller closed shapes are dropped
+    min_block_area: int = 2000     #: smaller blocks are dropped
+    street_fraction: float = 0.03  #: a region larger than this share of the map is open space
+    corridor_ratio: float = 15.0   #: area / (inscribed radius)^2 above which a region is a corridor
+    corridor_radius: float = 40    #: ... whose inscribed radius is at most this
+    corridor_min_area: int = 1000  #: ... and whose area is at least this
+    network_ratio: float = 30.0    #: a region this elongated or branched ...
+    network_min_area: int = 20000  #: ... and at least this large is open space
+    street_margin: int = 3         #: blocks stop this far from the street (outline width)
+
+    @classmethod
+    def for_level(cls, level: str, **changes) -> BlockSettings:
+        """The defaults tuned for ``level`` ("blocks" or "shapes"), with ``changes``.
+
+        Blocks (MapSeg task 1, generated sheets): wider texture gaps and corridor growth,
+        so hatched blocks stay whole and street pieces cut off by text or rails are open
+        space. Shapes (every closed shape, real 1925 atlas): tighter texture detection, no
+        corridor growth (narrow buildings and sidewalk strips are shapes), longer spurs
+        pruned and no extension of line ends onto other lines or to corners (text and
+        hatching stubs would cut shapes).
+        """
+        base = cls() if level == "blocks" else cls(
+            texture_gap=6, corridor_ratio=float("inf"), end_gap=0, corner_extend=0,
+            spur_length=15)
+        return base.with_changes(**changes) if changes else base
+
+    def px(self, value: float) -> int:
+        """A length in pixels at this scan's scale (at least 1)."""
+        return max(1, round(value * self.scale))
+
+    def area(self, value: float) -> int:
+        """An area in pixels at this scan's scale."""
+        return max(1, round(value * self.scale * self.scale))
+
+    def with_changes(self, **changes) -> BlockSettings:
+        """A copy with some fields changed (unknown names are a TypeError)."""
+        names = {f.name for f in fields(self)}
+        unknown = set(changes) - names
+        if unknown:
+            raise TypeError(f"unknown settings: {', '.join(sorted(unknown))}")
+        return replace(self, **changes)

@@ -1,0 +1,930 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="fr_FR">
+<context>
+    <name>@default</name>
+    <message>
+        <location filename="../plugin/deps.py" line="38"/>
+        <source>Missing Python packages: {0}. Install them with: {1} (then restart QGIS).</source>
+        <translation>Paquets Python manquants : {0}. Installez-les avec : {1} (puis redémarrez QGIS).</translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="48"/>
+        <source>Helmert (shift, rotation, one scale)</source>
+        <translation>Helmert (translation, rotation, une échelle)</translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="49"/>
+        <source>Affine (keeps the scan&apos;s pixels)</source>
+        <translation>Affine (garde les pixels du scan)</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/georeference.py" line="99"/>
+        <source>Projective</source>
+        <translation>Projective</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/georeference.py" line="99"/>
+        <source>Polynomial, order 2</source>
+        <translation>Polynomiale d'ordre 2</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/georeference.py" line="99"/>
+        <source>Polynomial, order 3</source>
+        <translation>Polynomiale d'ordre 3</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/georeference.py" line="99"/>
+        <source>Thin plate spline</source>
+        <translation>Spline en plaque mince</translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="82"/>
+        <source>Pixel column of the intersection on the scan</source>
+        <translation>Colonne du pixel de l'intersection sur le scan</translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="82"/>
+        <source>Pixel row of the intersection (counted downwards)</source>
+        <translation>Ligne du pixel de l'intersection (comptée vers le bas)</translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="82"/>
+        <source>Easting of the intersection in the grid CRS</source>
+        <translation>Abscisse (est) de l'intersection dans le SCR du carroyage</translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="82"/>
+        <source>Northing of the intersection in the grid CRS</source>
+        <translation>Ordonnée (nord) de l'intersection dans le SCR du carroyage</translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="88"/>
+        <source>Pick on map</source>
+        <translation>Choisir sur la carte</translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="89"/>
+        <source>Detect the intersections first, then click one on the map</source>
+        <translation>Détectez d'abord les intersections, puis cliquez sur l'une d'elles dans la carte</translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="104"/>
+        <source>Anchor {0}: give the pixel position (X and Y) and the grid coordinates (E and N), or leave all four empty.</source>
+        <translation>Repère {0} : donnez la position en pixels (X et Y) et les coordonnées du carroyage (E et N), ou laissez les quatre cases vides.</translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="112"/>
+        <source>Anchor {0}: “{1}” is not a number.</source>
+        <translation>Repère {0} : « {1} » n'est pas un nombre.</translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="135"/>
+        <source>Detect graticule &amp; georeference</source>
+        <translation>Détecter le carroyage et géoréférencer</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/map_area.py" line="35"/>
+        <source>Scanned sheet</source>
+        <translation>Planche numérisée</translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="148"/>
+        <source>Sheet</source>
+        <translation>Planche</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/georeference.py" line="103"/>
+        <source>PNG masks (*.png);;All files (*)</source>
+        <translation>Masques PNG (*.png);;Tous les fichiers (*)</translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="152"/>
+        <source>automatic: NNN-INPUT-MASK.png beside the sheet, if any</source>
+        <translation>automatique : NNN-INPUT-MASK.png à côté de la planche, s'il existe</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/map_area.py" line="36"/>
+        <source>Map-area mask</source>
+        <translation>Masque de l'emprise</translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="158"/>
+        <source>Graticule</source>
+        <translation>Carroyage</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/georeference.py" line="85"/>
+        <source>Grid CRS</source>
+        <translation>SCR du carroyage</translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="169"/>
+        <source>Distance between two grid lines, in the units of the grid CRS (1000 m on the Paris atlas)</source>
+        <translation>Distance entre deux lignes du carroyage, dans l'unité du SCR du carroyage (1000 m sur l'atlas de Paris)</translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="171"/>
+        <source>Grid spacing</source>
+        <translation>Pas du carroyage</translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="175"/>
+        <source>Anchor: which intersection is which</source>
+        <translation>Repère : quelle intersection est laquelle</translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="177"/>
+        <source>Pixel X</source>
+        <translation>Pixel X</translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="177"/>
+        <source>Pixel Y</source>
+        <translation>Pixel Y</translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="177"/>
+        <source>Easting</source>
+        <translation>Est (E)</translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="177"/>
+        <source>Northing</source>
+        <translation>Nord (N)</translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="181"/>
+        <source>Anchor</source>
+        <translation>Repère</translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="181"/>
+        <source>Second anchor (rotated sheets)</source>
+        <translation>Second repère (planches tournées)</translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="188"/>
+        <source>Type the pixel position of an intersection and its grid coordinates, or detect the intersections and pick one on the map.</source>
+        <translation>Saisissez la position en pixels d'une intersection et ses coordonnées dans le carroyage, ou détectez les intersections et choisissez-en une sur la carte.</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/georeference.py" line="93"/>
+        <source>QGIS GCP files (*.points);;All files (*)</source>
+        <translation>Fichiers de points de contrôle QGIS (*.points);;Tous les fichiers (*)</translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="195"/>
+        <source>automatic: &lt;sheet&gt;.points beside the sheet, if any</source>
+        <translation>automatique : &lt;planche&gt;.points à côté de la planche, s'il existe</translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="197"/>
+        <source>Known points (.points)</source>
+        <translation>Points connus (.points)</translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="202"/>
+        <source>Result</source>
+        <translation>Résultat</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/georeference.py" line="96"/>
+        <source>Target CRS</source>
+        <translation>SCR cible</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/georeference.py" line="99"/>
+        <source>Transform</source>
+        <translation>Transformation</translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="216"/>
+        <source>automatic: &lt;sheet&gt;_georef beside the sheet</source>
+        <translation>automatique : &lt;planche&gt;_georef à côté de la planche</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/mapseg_evaluation.py" line="62"/>
+        <source>Output folder</source>
+        <translation>Dossier de sortie</translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="226"/>
+        <source>Detect intersections</source>
+        <translation>Détecter les intersections</translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="227"/>
+        <source>Find the intersections first, to pick an anchor on the map</source>
+        <translation>Trouver d'abord les intersections, pour choisir un repère sur la carte</translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="229"/>
+        <source>Georeference</source>
+        <translation>Géoréférencer</translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="231"/>
+        <source>Close</source>
+        <translation>Fermer</translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="258"/>
+        <source>Choose the grid CRS (the coordinates printed on the sheet).</source>
+        <translation>Choisissez le SCR du carroyage (celui des coordonnées imprimées sur la planche).</translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="260"/>
+        <source>Choose the target CRS of the georeferenced sheet.</source>
+        <translation>Choisissez le SCR cible de la planche géoréférencée.</translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="269"/>
+        <source>Say which intersection is which: type or pick an intersection and its grid coordinates, or give a .points file of known points.</source>
+        <translation>Indiquez quelle intersection est laquelle : saisissez ou choisissez une intersection et ses coordonnées dans le carroyage, ou donnez un fichier .points de points connus.</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/provider.py" line="29"/>
+        <source>Graticule Georeferencer</source>
+        <translation>Graticule Georeferencer</translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/task_dialog.py" line="45"/>
+        <source>A job is already running; wait for it or cancel it.</source>
+        <translation>Un traitement est déjà en cours ; attendez sa fin ou annulez-le.</translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="297"/>
+        <source>Detecting the graticule of {0}</source>
+        <translation>Détection du carroyage de {0}</translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="310"/>
+        <source>Georeferencing {0}</source>
+        <translation>Géoréférencement de {0}</translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/task_dialog.py" line="75"/>
+        <source>{0} cancelled; nothing was written.</source>
+        <translation>{0} annulé ; aucun fichier n'a été écrit.</translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/task_dialog.py" line="79"/>
+        <source>{0} failed.</source>
+        <translation>{0} : échec.</translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="316"/>
+        <source>Detection</source>
+        <translation>Détection</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/base.py" line="29"/>
+        <source>Georeferencing</source>
+        <translation>Géoréférencement</translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="384"/>
+        <source>QGIS cannot open {0}.</source>
+        <translation>QGIS ne peut pas ouvrir {0}.</translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="407"/>
+        <source>Detect the intersections first.</source>
+        <translation>Détectez d'abord les intersections.</translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="416"/>
+        <source>Click an intersection (red cross) on the map.</source>
+        <translation>Cliquez sur une intersection (croix rouge) dans la carte.</translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="432"/>
+        <source>No detected intersection near the click; click closer to a red cross.</source>
+        <translation>Aucune intersection détectée près du clic ; cliquez plus près d'une croix rouge.</translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/widgets.py" line="39"/>
+        <source>Choose an image file</source>
+        <translation>Choisir un fichier image</translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/widgets.py" line="89"/>
+        <source>Choose the scanned sheet: a raster layer or an image file.</source>
+        <translation>Choisissez la planche numérisée : une couche raster ou un fichier image.</translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/widgets.py" line="92"/>
+        <source>The file {0} does not exist; choose the sheet again.</source>
+        <translation>Le fichier {0} n'existe pas ; choisissez à nouveau la planche.</translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/widgets.py" line="115"/>
+        <source>Cancel</source>
+        <translation>Annuler</translation>
+    </message>
+    <message>
+        <location filename="../plugin/intersections.py" line="88"/>
+        <source>cannot write {0}: {1}</source>
+        <translation>impossible d'écrire {0} : {1}</translation>
+    </message>
+    <message>
+        <location filename="../plugin/jobs.py" line="102"/>
+        <source>done</source>
+        <translation>terminé</translation>
+    </message>
+    <message>
+        <location filename="../plugin/layers.py" line="34"/>
+        <source>Used in the fit</source>
+        <translation>Retenue pour le calage</translation>
+    </message>
+    <message>
+        <location filename="../plugin/layers.py" line="36"/>
+        <source>Left out (outlier)</source>
+        <translation>Écartée (aberrante)</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/georeference.py" line="171"/>
+        <source>{0} (georeferenced)</source>
+        <translation>{0} (géoréférencée)</translation>
+    </message>
+    <message>
+        <location filename="../plugin/layers.py" line="69"/>
+        <source>{0} intersections</source>
+        <translation>{0} intersections</translation>
+    </message>
+    <message>
+        <location filename="../plugin/layers.py" line="72"/>
+        <source>QGIS cannot open the results in {0}</source>
+        <translation>QGIS ne peut pas ouvrir les résultats dans {0}</translation>
+    </message>
+    <message>
+        <location filename="../plugin/layers.py" line="84"/>
+        <source>Detected intersections</source>
+        <translation>Intersections détectées</translation>
+    </message>
+    <message>
+        <location filename="../plugin/main.py" line="53"/>
+        <source>&amp;Graticule Georeferencer</source>
+        <translation>&amp;Graticule Georeferencer</translation>
+    </message>
+    <message>
+        <location filename="../plugin/main.py" line="56"/>
+        <source>Detect graticule &amp;&amp; georeference…</source>
+        <translation>Détecter le carroyage et géoréférencer…</translation>
+    </message>
+    <message>
+        <location filename="../plugin/main.py" line="56"/>
+        <source>Find the grid intersections of a scanned sheet and georeference it</source>
+        <translation>Trouver les intersections du carroyage d'une planche numérisée et la géoréférencer</translation>
+    </message>
+    <message>
+        <location filename="../plugin/main.py" line="60"/>
+        <source>Vectorize building blocks…</source>
+        <translation>Vectoriser les îlots…</translation>
+    </message>
+    <message>
+        <location filename="../plugin/main.py" line="60"/>
+        <source>Turn the building blocks of a sheet into GeoPackage polygons</source>
+        <translation>Transformer les îlots d'une planche en polygones GeoPackage</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/base.py" line="30"/>
+        <source>Vectorization</source>
+        <translation>Vectorisation</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/base.py" line="31"/>
+        <source>Evaluation (ICDAR 2021 MapSeg)</source>
+        <translation>Évaluation (ICDAR 2021 MapSeg)</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/base.py" line="87"/>
+        <source>The sheet could not be opened as a raster layer.</source>
+        <translation>La planche n'a pas pu être ouverte comme couche raster.</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/base.py" line="105"/>
+        <source>Cancelled; nothing was written.</source>
+        <translation>Annulé ; aucun fichier n'a été écrit.</translation>
+    </message>
+    <message>
+        <location filename="../plugin/tasks.py" line="31"/>
+        <source>Not enough memory for this sheet: close other programs and try again.</source>
+        <translation>Mémoire insuffisante pour cette planche : fermez d'autres programmes et réessayez.</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/base.py" line="117"/>
+        <source>Unexpected error: {0}</source>
+        <translation>Erreur inattendue : {0}</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/detect_graticule.py" line="43"/>
+        <source>Detect graticule intersections</source>
+        <translation>Détecter les intersections du carroyage</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/georeference.py" line="103"/>
+        <source>Map-area mask (PNG, optional)</source>
+        <translation>Masque de l'emprise (PNG, facultatif)</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/detect_graticule.py" line="62"/>
+        <source>Grid spacing in pixels (0 = find it)</source>
+        <translation>Pas du carroyage en pixels (0 = le trouver)</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/detect_graticule.py" line="65"/>
+        <source>Graticule intersections</source>
+        <translation>Intersections du carroyage</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/detect_graticule.py" line="67"/>
+        <source>Intersections as a MapSeg CSV</source>
+        <translation>Intersections en CSV MapSeg</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/detect_graticule.py" line="67"/>
+        <source>CSV files (*.csv)</source>
+        <translation>Fichiers CSV (*.csv)</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/detect_graticule.py" line="70"/>
+        <source>Number of intersections</source>
+        <translation>Nombre d'intersections</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/detect_graticule.py" line="71"/>
+        <source>Grid spacing found (pixels)</source>
+        <translation>Pas du carroyage trouvé (pixels)</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/detect_graticule.py" line="104"/>
+        <source>{0} intersections found.</source>
+        <translation>{0} intersections trouvées.</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/evaluate_blocks.py" line="18"/>
+        <source>Score building blocks (MapSeg T1)</source>
+        <translation>Évaluer les îlots (MapSeg T1)</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/evaluate_blocks.py" line="21"/>
+        <source>COCO panoptic quality (PQ = SQ × RQ) of predicted building blocks against the reference, as in ICDAR 2021 MapSeg task 1. Both files are single-channel images of one size: 0/255 masks (blocks are their 4-connected regions) or integer label maps. A block counts as found when its IoU with a reference block exceeds 0.5.</source>
+        <translation>Qualité panoptique COCO (PQ = SQ × RQ) des îlots prédits par rapport à la référence, comme dans la tâche 1 d'ICDAR 2021 MapSeg. Les deux fichiers sont des images à un canal de même taille : masques 0/255 (les îlots sont leurs régions 4-connexes) ou cartes d'étiquettes entières. Un îlot compte comme trouvé quand son IoU avec un îlot de référence dépasse 0,5.</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/evaluate_blocks.py" line="28"/>
+        <source>Panoptic quality (PQ)</source>
+        <translation>Qualité panoptique (PQ)</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/evaluate_blocks.py" line="28"/>
+        <source>Segmentation quality (SQ)</source>
+        <translation>Qualité de segmentation (SQ)</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/evaluate_blocks.py" line="29"/>
+        <source>Recognition quality (RQ)</source>
+        <translation>Qualité de reconnaissance (RQ)</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/evaluate_intersections.py" line="18"/>
+        <source>Score graticule intersections (MapSeg T3)</source>
+        <translation>Évaluer les intersections du carroyage (MapSeg T3)</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/evaluate_intersections.py" line="21"/>
+        <source>Point detection score of detected intersections against the reference, as in ICDAR 2021 MapSeg task 3: the area under the F-score (beta 0.5) curve for distances up to 50 pixels (1 is perfect). Both files are MapSeg CSVs with an x,y header and one point a line, in pixels (y downwards).</source>
+        <translation>Score de détection de points (PDS) des intersections détectées par rapport à la référence, comme dans la tâche 3 d'ICDAR 2021 MapSeg : l'aire sous la courbe du F-score (bêta 0,5) pour des distances jusqu'à 50 pixels (1 est parfait). Les deux fichiers sont des CSV MapSeg avec un en-tête x,y et un point par ligne, en pixels (y vers le bas).</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/evaluate_intersections.py" line="27"/>
+        <source>Point detection score (PDS)</source>
+        <translation>Score de détection de points (PDS)</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/evaluate_map_area.py" line="18"/>
+        <source>Score map area (MapSeg T2)</source>
+        <translation>Évaluer l'emprise de la carte (MapSeg T2)</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/evaluate_map_area.py" line="21"/>
+        <source>95 % Hausdorff distance, in pixels, between the outlines of the predicted and the reference map-area masks, as in ICDAR 2021 MapSeg task 2 (0 is perfect). Both files are 0/255 single-channel images of one size.</source>
+        <translation>Distance de Hausdorff à 95 %, en pixels, entre les contours des masques d'emprise prédit et de référence, comme dans la tâche 2 d'ICDAR 2021 MapSeg (0 est parfait). Les deux fichiers sont des images 0/255 à un canal de même taille.</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/evaluate_map_area.py" line="26"/>
+        <source>95 % Hausdorff distance (pixels)</source>
+        <translation>Distance de Hausdorff à 95 % (pixels)</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/georeference.py" line="66"/>
+        <source>Georeference a sheet from its graticule</source>
+        <translation>Géoréférencer une planche d'après son carroyage</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/georeference.py" line="69"/>
+        <source>Detects the graticule of a scanned sheet, gives each intersection its grid coordinates and fits a transform to them, leaving out outliers.
+
+Anchors say which intersection is which: X,Y=E,N means that the intersection nearest pixel (X, Y) (x to the right, y downwards) has grid coordinates (E, N). One anchor is enough for a sheet with north up; give two for a rotated sheet, separated by a semicolon. Instead of anchors, a QGIS .points file of known points can be given; NNN.points or &lt;sheet&gt;.points beside the sheet is used when present.
+
+The output folder receives &lt;sheet&gt;.tif (the georeferenced sheet), &lt;sheet&gt;.points (GCPs for QGIS&apos;s georeferencer), &lt;sheet&gt;.vrt, a world file and a report in JSON and HTML. The intersections layer gives every intersection with its residual in pixels and in map units.</source>
+        <translation>Détecte le carroyage d'une planche numérisée, donne à chaque intersection ses coordonnées dans le carroyage et ajuste une transformation sur ces points, en écartant les points aberrants.
+
+Les repères indiquent quelle intersection est laquelle : X,Y=E,N signifie que l'intersection la plus proche du pixel (X, Y) (x vers la droite, y vers le bas) a pour coordonnées (E, N) dans le carroyage. Un repère suffit pour une planche orientée au nord ; donnez-en deux, séparés par un point-virgule, pour une planche tournée. À la place des repères, on peut donner un fichier .points QGIS de points connus ; NNN.points ou &lt;planche&gt;.points à côté de la planche est utilisé s'il existe.
+
+Le dossier de sortie reçoit &lt;planche&gt;.tif (la planche géoréférencée), &lt;planche&gt;.points (points de contrôle pour le géoréférenceur de QGIS), &lt;planche&gt;.vrt, un fichier de géoréférencement (world file) et un rapport en JSON et HTML. La couche des intersections donne chaque intersection avec son résidu en pixels et en unités de la carte.</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/georeference.py" line="88"/>
+        <source>Grid spacing (grid CRS units)</source>
+        <translation>Pas du carroyage (unités du SCR du carroyage)</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/georeference.py" line="91"/>
+        <source>Anchors X,Y=E,N (separated by ;)</source>
+        <translation>Repères X,Y=E,N (séparés par ;)</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/georeference.py" line="93"/>
+        <source>Known points (.points file)</source>
+        <translation>Points connus (fichier .points)</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/georeference.py" line="99"/>
+        <source>Helmert</source>
+        <translation>Helmert</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/georeference.py" line="99"/>
+        <source>Affine</source>
+        <translation>Affine</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/georeference.py" line="107"/>
+        <source>Outlier rejection</source>
+        <translation>Rejet des points aberrants</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/georeference.py" line="107"/>
+        <source>None</source>
+        <translation>Aucun</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/georeference.py" line="110"/>
+        <source>Resampling (warped transforms)</source>
+        <translation>Rééchantillonnage (transformations avec déformation)</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/georeference.py" line="110"/>
+        <source>Bilinear</source>
+        <translation>Bilinéaire</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/georeference.py" line="110"/>
+        <source>Nearest neighbour</source>
+        <translation>Plus proche voisin</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/georeference.py" line="110"/>
+        <source>Cubic</source>
+        <translation>Cubique</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/georeference.py" line="110"/>
+        <source>Lanczos</source>
+        <translation>Lanczos</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/georeference.py" line="119"/>
+        <source>Intersections with residuals</source>
+        <translation>Intersections et leurs résidus</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/georeference.py" line="122"/>
+        <source>Georeferenced sheet</source>
+        <translation>Planche géoréférencée</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/georeference.py" line="124"/>
+        <source>RMSE (map units)</source>
+        <translation>Erreur quadratique moyenne (unités de la carte)</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/georeference.py" line="125"/>
+        <source>RMSE (pixels)</source>
+        <translation>Erreur quadratique moyenne (pixels)</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/georeference.py" line="126"/>
+        <source>Intersections used</source>
+        <translation>Intersections retenues</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/georeference.py" line="127"/>
+        <source>Report</source>
+        <translation>Rapport</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/georeference.py" line="128"/>
+        <source>GCP file (.points)</source>
+        <translation>Fichier de points de contrôle (.points)</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/georeference.py" line="143"/>
+        <source>Give a valid grid CRS and target CRS.</source>
+        <translation>Donnez un SCR du carroyage et un SCR cible valides.</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/georeference.py" line="147"/>
+        <source>Say which intersection is which: give an anchor X,Y=E,N (the intersection nearest pixel X,Y has grid coordinates E,N) or a .points file of known points.</source>
+        <translation>Indiquez quelle intersection est laquelle : donnez un repère X,Y=E,N (l'intersection la plus proche du pixel X,Y a pour coordonnées E,N dans le carroyage) ou un fichier .points de points connus.</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/mapseg_evaluation.py" line="53"/>
+        <source>Reference (ground truth)</source>
+        <translation>Référence (vérité terrain)</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/mapseg_evaluation.py" line="55"/>
+        <source>Prediction</source>
+        <translation>Prédiction</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/mapseg_evaluation.py" line="57"/>
+        <source>Reproduce the official evaluator exactly, errors included</source>
+        <translation>Reproduire exactement l'évaluateur officiel, erreurs comprises</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/mapseg_evaluation.py" line="66"/>
+        <source>Summary (JSON)</source>
+        <translation>Résumé (JSON)</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/mapseg_evaluation.py" line="79"/>
+        <source>scoring</source>
+        <translation>évaluation</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/provider.py" line="32"/>
+        <source>Graticule Georeferencer: historical map sheets</source>
+        <translation>Graticule Georeferencer : planches de cartes anciennes</translation>
+    </message>
+    <message>
+        <location filename="../plugin/sheets.py" line="25"/>
+        <source>The selected raster layer is not valid; choose another sheet.</source>
+        <translation>La couche raster choisie n'est pas valide ; choisissez une autre planche.</translation>
+    </message>
+    <message>
+        <location filename="../plugin/sheets.py" line="27"/>
+        <source>Layer “{0}” is not an image file (it comes from a {1} source); save it as a GeoTIFF first.</source>
+        <translation>La couche « {0} » n'est pas un fichier image (elle provient d'une source {1}) ; enregistrez-la d'abord en GeoTIFF.</translation>
+    </message>
+    <message>
+        <location filename="../plugin/sheets.py" line="33"/>
+        <source>Layer “{0}” does not read a file on disk; save it as a GeoTIFF first.</source>
+        <translation>La couche « {0} » ne lit pas un fichier sur le disque ; enregistrez-la d'abord en GeoTIFF.</translation>
+    </message>
+    <message>
+        <location filename="../plugin/tasks.py" line="34"/>
+        <source>Unexpected error: {0}. The details are in the Log Messages panel (Graticule Georeferencer tab).</source>
+        <translation>Erreur inattendue : {0}. Les détails sont dans le panneau Journal des messages (onglet Graticule Georeferencer).</translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="320"/>
+        <source>{0} intersections found, {1} px apart. Pick one on the map to anchor the grid.</source>
+        <translation>{0} intersections trouvées, espacées de {1} px. Choisissez-en une sur la carte pour caler le carroyage.</translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="355"/>
+        <source>{0} georeferenced: RMSE {1} {2} ({3} px) over {4} of {5} intersections. Files in {6}</source>
+        <translation>{0} géoréférencée : erreur quadratique moyenne {1} {2} ({3} px) sur {4} intersections retenues parmi {5}. Fichiers dans {6}</translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="438"/>
+        <source>Intersection column {0}, row {1} at pixel ({2}; {3}): now type its easting and northing.</source>
+        <translation>Intersection colonne {0}, ligne {1}, au pixel ({2} ; {3}) : saisissez maintenant ses coordonnées est et nord.</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/georeference.py" line="174"/>
+        <source>RMSE {0} map units ({1} px) over {2} of {3} intersections.</source>
+        <translation>Erreur quadratique moyenne {0} unités de la carte ({1} px) sur {2} intersections retenues parmi {3}.</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/detect_graticule.py" line="46"/>
+        <source>Finds the grid lines printed on a scanned map sheet and their intersections, to a fraction of a pixel.
+
+The points are placed on the sheet as QGIS shows it (pixel positions for an image without georeferencing), with their grid column and row, a confidence between 0 and 1 and whether both lines are drawn through the crossing (visible). The optional CSV has the ICDAR 2021 MapSeg format (x,y in pixels, y downwards) and lists the visible crossings, as MapSeg ground truth does.
+
+Map-area mask: a PNG (255 = map) of the sheet&apos;s size; when left empty, NNN-INPUT-MASK.png beside NNN-INPUT.jpg is used if present. Grid spacing: the distance between grid lines in pixels, if known (0 = find it).</source>
+        <translation>Trouve les lignes du carroyage imprimées sur une planche numérisée et leurs intersections, à une fraction de pixel près.
+
+Les points sont placés sur la planche telle que QGIS l'affiche (positions en pixels pour une image non géoréférencée), avec leur colonne et leur ligne dans le carroyage, une confiance entre 0 et 1 et l'indication que les deux lignes traversent bien le croisement (visible). Le CSV facultatif suit le format ICDAR 2021 MapSeg (x,y en pixels, y vers le bas) et donne les croisements visibles, comme la vérité terrain de MapSeg.
+
+Masque de l'emprise : un PNG (255 = carte) de la taille de la planche ; s'il est laissé vide, NNN-INPUT-MASK.png à côté de NNN-INPUT.jpg est utilisé s'il existe. Pas du carroyage : la distance entre les lignes en pixels, si on la connaît (0 = la trouver).</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/building_blocks.py" line="35"/>
+        <source>Vectorize building blocks</source>
+        <translation>Vectoriser les îlots</translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/blocks_dialog.py" line="53"/>
+        <source>automatic: NNN-INPUT-MASK.png beside the sheet, else found on the sheet</source>
+        <translation>automatique : NNN-INPUT-MASK.png à côté de la planche, sinon trouvé sur la planche</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/building_blocks.py" line="72"/>
+        <source>Building blocks</source>
+        <translation>Îlots</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/building_blocks.py" line="54"/>
+        <source>Blocks and every closed shape inside them</source>
+        <translation>Îlots et toutes les formes fermées qu'ils contiennent</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/building_blocks.py" line="54"/>
+        <source>Polygons</source>
+        <translation>Polygones</translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/blocks_dialog.py" line="64"/>
+        <source>automatic: the sheet&apos;s own, or &lt;sheet&gt;_georef beside it; else pixels</source>
+        <translation>automatique : celui de la planche, ou &lt;planche&gt;_georef à côté ; sinon en pixels</translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/blocks_dialog.py" line="66"/>
+        <source>Georeferencing (.points)</source>
+        <translation>Géoréférencement (.points)</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/building_blocks.py" line="67"/>
+        <source>GeoPackage (*.gpkg)</source>
+        <translation>GeoPackage (*.gpkg)</translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/blocks_dialog.py" line="71"/>
+        <source>automatic: &lt;sheet&gt;_blocks.gpkg beside the sheet</source>
+        <translation>automatique : &lt;planche&gt;_blocks.gpkg à côté de la planche</translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/blocks_dialog.py" line="73"/>
+        <source>Output GeoPackage</source>
+        <translation>GeoPackage de sortie</translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/blocks_dialog.py" line="79"/>
+        <source>Vectorize</source>
+        <translation>Vectoriser</translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/blocks_dialog.py" line="116"/>
+        <source>Vectorizing the blocks of {0}</source>
+        <translation>Vectorisation des îlots de {0}</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/building_blocks.py" line="96"/>
+        <source>{0} blocks</source>
+        <translation>{0} îlots</translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/blocks_dialog.py" line="132"/>
+        <source>{0} closed shapes</source>
+        <translation>{0} formes fermées</translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/blocks_dialog.py" line="135"/>
+        <source>{0}: {1}, {2}. Saved in {3}</source>
+        <translation>{0} : {1}, {2}. Enregistrés dans {3}</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/building_blocks.py" line="97"/>
+        <source>{0} shapes</source>
+        <translation>{0} formes</translation>
+    </message>
+    <message>
+        <location filename="../plugin/layers.py" line="121"/>
+        <source>QGIS cannot open {0}</source>
+        <translation>QGIS ne peut pas ouvrir {0}</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/building_blocks.py" line="38"/>
+        <source>Finds the building blocks of a scanned city map (the closed shapes bounded by streets, rivers and walls, as in ICDAR 2021 MapSeg task 1) and writes them as polygons to a GeoPackage, with their area and perimeter. With &quot;every closed shape&quot; the parcels, buildings and courtyards inside the blocks are added as a second layer.
+
+The polygons are georeferenced with the .points file given, else with the sheet&apos;s own georeferencing, else with &lt;sheet&gt;_georef/&lt;sheet&gt;.points or &lt;sheet file&gt;.points beside the sheet; without any they are in pixel coordinates (x = column, y = -row), over the sheet opened without georeferencing.
+
+The optional PNG is the MapSeg task 1 output: 255 on the blocks, one 4-connected component each.</source>
+        <translation>Trouve les îlots d'un plan de ville numérisé (les formes fermées délimitées par les rues, les cours d'eau et les murs, comme dans la tâche 1 d'ICDAR 2021 MapSeg) et les écrit en polygones dans un GeoPackage, avec leur surface et leur périmètre. Avec « toutes les formes fermées », les parcelles, bâtiments et cours situés dans les îlots sont ajoutés dans une seconde couche.
+
+Les polygones sont géoréférencés avec le fichier .points donné, sinon avec le géoréférencement propre de la planche, sinon avec &lt;planche&gt;_georef/&lt;planche&gt;.points ou &lt;fichier de la planche&gt;.points à côté de la planche ; à défaut, ils sont en coordonnées pixel (x = colonne, y = -ligne), sur la planche ouverte sans géoréférencement.
+
+Le PNG facultatif est la sortie de la tâche 1 de MapSeg : 255 sur les îlots, une composante 4-connexe par îlot.</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/building_blocks.py" line="58"/>
+        <source>Georeferencing (.points file, optional)</source>
+        <translation>Géoréférencement (fichier .points, facultatif)</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/building_blocks.py" line="61"/>
+        <source>Simplification tolerance (pixels)</source>
+        <translation>Tolérance de simplification (pixels)</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/building_blocks.py" line="67"/>
+        <source>GeoPackage</source>
+        <translation>GeoPackage</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/building_blocks.py" line="69"/>
+        <source>Blocks as a MapSeg PNG</source>
+        <translation>Îlots en PNG MapSeg</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/map_area.py" line="36"/>
+        <source>PNG masks (*.png)</source>
+        <translation>Masques PNG (*.png)</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/building_blocks.py" line="73"/>
+        <source>Closed shapes</source>
+        <translation>Formes fermées</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/building_blocks.py" line="74"/>
+        <source>Number of blocks</source>
+        <translation>Nombre d'îlots</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/building_blocks.py" line="75"/>
+        <source>Number of shapes</source>
+        <translation>Nombre de formes</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/building_blocks.py" line="91"/>
+        <source>Polygons {0}.</source>
+        <translation>Polygones {0}.</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/map_area.py" line="25"/>
+        <source>Segment the map area</source>
+        <translation>Délimiter l'emprise de la carte</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/map_area.py" line="28"/>
+        <source>Finds the map content inside the frame of a scanned sheet, without the margins, titles and legends, as in ICDAR 2021 MapSeg task 2.
+
+The output is a single-channel PNG of the sheet&apos;s size: 255 on the map, 0 elsewhere. Name it NNN-INPUT-MASK.png beside NNN-INPUT.jpg and the other algorithms use it by default.</source>
+        <translation>Trouve le contenu cartographique à l'intérieur du cadre d'une planche numérisée, sans les marges, titres et légendes, comme dans la tâche 2 d'ICDAR 2021 MapSeg.
+
+La sortie est un PNG à un canal de la taille de la planche : 255 sur la carte, 0 ailleurs. Nommez-le NNN-INPUT-MASK.png à côté de NNN-INPUT.jpg et les autres algorithmes l'utiliseront par défaut.</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/map_area.py" line="38"/>
+        <source>Share of the sheet covered by the map</source>
+        <translation>Part de la planche couverte par la carte</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/map_area.py" line="52"/>
+        <source>The map covers {0} % of the sheet.</source>
+        <translation>La carte couvre {0} % de la planche.</translation>
+    </message>
+    <message>
+        <location filename="../plugin/vectorize.py" line="105"/>
+        <source>georeferenced with {0}</source>
+        <translation>géoréférencés avec {0}</translation>
+    </message>
+    <message>
+        <location filename="../plugin/vectorize.py" line="100"/>
+        <source>georeferenced like the sheet</source>
+        <translation>géoréférencés comme la planche</translation>
+    </message>
+    <message>
+        <location filename="../plugin/vectorize.py" line="106"/>
+        <source>in pixel coordinates (no georeferencing found)</source>
+        <translation>en coordonnées pixel (aucun géoréférencement trouvé)</translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/widgets.py" line="60"/>
+        <source>Images (*.jpg *.jpeg *.png *.tif *.tiff);;All files (*)</source>
+        <translation>Images (*.jpg *.jpeg *.png *.tif *.tiff);;Tous les fichiers (*)</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/mapseg_evaluation.py" line="30"/>
+        <source>MapSeg CSV files (*.csv);;All files (*)</source>
+        <translation>Fichiers CSV MapSeg (*.csv);;Tous les fichiers (*)</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/mapseg_evaluation.py" line="31"/>
+        <source>Images (*.png *.tif *.tiff);;All files (*)</source>
+        <translation>Images (*.png *.tif *.tiff);;Tous les fichiers (*)</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/mapseg_evaluation.py" line="88"/>
+        <source>{0}: {1}</source>
+        <translation>{0} : {1}</translation>
+    </message>
+</context>
+</TS>

@@ -1,0 +1,1 @@
+"""The plugin's dialogs (built in code, every text through ``tr``)."""

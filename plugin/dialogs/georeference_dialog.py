@@ -1,0 +1,466 @@
+"""The "Detect graticule & georeference" dialog.
+
+The user picks a sheet, the grid (CRS and spacing), an anchor saying which intersection is
+which, the output CRS, transform and folder. "Detect intersections" runs the detection
+alone, so an anchor can be picked by clicking an intersection on the map; "Georeference"
+runs everything left in a :class:`plugin.tasks.CoreTask` and adds the georeferenced raster
+and the intersections with their residuals to the project.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+
+import numpy as np
+from qgis.core import Qgis, QgsCoordinateReferenceSystem, QgsProject, QgsRasterLayer
+from qgis.gui import (
+    QgsDoubleSpinBox,
+    QgsFileWidget,
+    QgsMapToolEmitPoint,
+    QgsProjectionSelectionWidget,
+)
+from qgis.PyQt.QtCore import QLocale
+from qgis.PyQt.QtWidgets import (
+    QComboBox,
+    QFormLayout,
+    QGridLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QVBoxLayout,
+)
+
+from .. import jobs
+from ..crs import DEFAULT_TARGET, core_crs_text, paris_atlas_crs
+from ..i18n import number, tr
+from ..layers import detected_points_layer, load_georef_outcome
+from ..sheets import SheetError, layer_to_pixel
+from ..tasks import CoreTask
+from .task_dialog import TaskDialog
+from .widgets import SheetInput
+
+
+def transform_choices() -> list[tuple[str, str]]:
+    """(label, core kind) of every transform, in the order of QGIS's georeferencer."""
+    return [(tr("Helmert (shift, rotation, one scale)"), "helmert"),
+            (tr("Affine (keeps the scan's pixels)"), "affine"),
+            (tr("Projective"), "projective"),
+            (tr("Polynomial, order 2"), "poly2"),
+            (tr("Polynomial, order 3"), "poly3"),
+            (tr("Thin plate spline"), "tps")]
+
+
+def parse_number(text: str) -> float:
+    """A number typed with a point or a comma as decimal separator (``-1000``, ``1509.6``,
+    ``1 509,6``); ValueError otherwise."""
+    cleaned = "".join(text.split()).replace("\u202f", "")
+    try:
+        value = float(cleaned)
+    except ValueError:
+        if cleaned.count(",") == 1 and "." not in cleaned:
+            value = float(cleaned.replace(",", "."))
+        else:
+            value, ok = QLocale().toDouble(cleaned)
+            if not ok:
+                raise ValueError(text) from None
+    if not np.isfinite(value):
+        raise ValueError(text)
+    return value
+
+
+class AnchorRow:
+    """One anchor: the intersection near pixel (X, Y) has grid coordinates (E, N)."""
+
+    def __init__(self, parent) -> None:
+        self.x = QLineEdit(parent)
+        self.y = QLineEdit(parent)
+        self.e = QLineEdit(parent)
+        self.n = QLineEdit(parent)
+        for edit, tip in ((self.x, tr("Pixel column of the intersection on the scan")),
+                          (self.y, tr("Pixel row of the intersection (counted downwards)")),
+                          (self.e, tr("Easting of the intersection in the grid CRS")),
+                          (self.n, tr("Northing of the intersection in the grid CRS"))):
+            edit.setToolTip(tip)
+            edit.setMinimumWidth(70)
+        self.pick = QPushButton(tr("Pick on map"), parent)
+        self.pick.setToolTip(tr("Detect the intersections first, then click one on the map"))
+        self.pick.setEnabled(False)
+
+    def edits(self) -> tuple[QLineEdit, QLineEdit, QLineEdit, QLineEdit]:
+        return self.x, self.y, self.e, self.n
+
+    def is_empty(self) -> bool:
+        return not any(w.text().strip() for w in self.edits())
+
+    def anchor(self, number: int) -> str | None:
+        """``"X,Y=E,N"`` for core, None when empty; ValueError with a message for the user."""
+        if self.is_empty():
+            return None
+        texts = [w.text() for w in self.edits()]
+        if not all(t.strip() for t in texts):
+            raise ValueError(tr("Anchor {0}: give the pixel position (X and Y) and the grid "
+                                "coordinates (E and N), or leave all four empty.")
+                             .format(number))
+        values = []
+        for text in texts:
+            try:
+                values.append(parse_number(text))
+            except ValueError:
+                raise ValueError(tr("Anchor {0}: “{1}” is not a number.").format(number, text)
+                                 ) from None
+        x, y, e, n = values
+        return f"{x!r},{y!r}={e!r},{n!r}"
+
+    def set_pixel(self, x: float, y: float) -> None:
+        self.x.setText(f"{x:.1f}")
+        self.y.setText(f"{y:.1f}")
+
+
+class GeoreferenceDialog(TaskDialog):
+    """Non-modal dialog: QGIS stays usable (and clickable for picking) while it is open."""
+
+    def __init__(self, iface, parent=None) -> None:
+        super().__init__(iface, parent)
+        self.graticule = None
+        self.graticule_key: tuple | None = None
+        self.preview_layer = None
+        self.pick_tool: QgsMapToolEmitPoint | None = None
+        self.previous_tool = None
+        self.picking_row: AnchorRow | None = None
+        self.sheet_layer: QgsRasterLayer | None = None
+        self.last_outcome = None
+        self.setWindowTitle(tr("Detect graticule & georeference"))
+        self.setObjectName("GraticuleGeoreferencerDialog")
+        self._build()
+
+    # ---- layout -------------------------------------------------------------------------
+
+    def _build(self) -> None:
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.bar)
+
+        sheet_box = QGroupBox(tr("Scanned sheet"), self)
+        form = QFormLayout(sheet_box)
+        self.sheet = SheetInput(sheet_box)
+        self.sheet_label = QLabel(tr("Sheet"), sheet_box)
+        form.addRow(self.sheet_label, self.sheet)
+        self.mask = QgsFileWidget(sheet_box)
+        self.mask.setFilter(tr("PNG masks (*.png);;All files (*)"))
+        self.mask.lineEdit().setPlaceholderText(
+            tr("automatic: NNN-INPUT-MASK.png beside the sheet, if any"))
+        self.mask_label = QLabel(tr("Map-area mask"), sheet_box)
+        form.addRow(self.mask_label, self.mask)
+        layout.addWidget(sheet_box)
+
+        grid_box = QGroupBox(tr("Graticule"), self)
+        form = QFormLayout(grid_box)
+        self.grid_crs = QgsProjectionSelectionWidget(grid_box)
+        self.grid_crs.setCrs(paris_atlas_crs())
+        self.grid_crs_label = QLabel(tr("Grid CRS"), grid_box)
+        form.addRow(self.grid_crs_label, self.grid_crs)
+        self.spacing = QgsDoubleSpinBox(grid_box)
+        self.spacing.setRange(0.000001, 1e9)
+        self.spacing.setDecimals(3)
+        self.spacing.setValue(1000.0)
+        self.spacing.setClearValue(1000.0)
+        self.spacing.setToolTip(tr("Distance between two grid lines, in the units of the grid "
+                                   "CRS (1000 m on the Paris atlas)"))
+        self.spacing_label = QLabel(tr("Grid spacing"), grid_box)
+        form.addRow(self.spacing_label, self.spacing)
+        layout.addWidget(grid_box)
+
+        anchor_box = QGroupBox(tr("Anchor: which intersection is which"), self)
+        grid = QGridLayout(anchor_box)
+        heads = [tr("Pixel X"), tr("Pixel Y"), tr("Easting"), tr("Northing")]
+        for col, text in enumerate(heads, start=1):
+            grid.addWidget(QLabel(text, anchor_box), 0, col)
+        self.anchor_rows = [AnchorRow(anchor_box), AnchorRow(anchor_box)]
+        names = [tr("Anchor"), tr("Second anchor (rotated sheets)")]
+        for r, (row, name) in enumerate(zip(self.anchor_rows, names, strict=True), start=1):
+            grid.addWidget(QLabel(name, anchor_box), r, 0)
+            for col, edit in enumerate(row.edits(), start=1):
+                grid.addWidget(edit, r, col)
+            grid.addWidget(row.pick, r, 5)
+            row.pick.clicked.connect(lambda _checked=False, ar=row: self.start_picking(ar))
+        self.pick_status = QLabel(tr("Type the pixel position of an intersection and its grid "
+                                     "coordinates, or detect the intersections and pick one "
+                                     "on the map."), anchor_box)
+        self.pick_status.setWordWrap(True)
+        grid.addWidget(self.pick_status, 3, 0, 1, 6)
+        self.gcps = QgsFileWidget(anchor_box)
+        self.gcps.setFilter(tr("QGIS GCP files (*.points);;All files (*)"))
+        self.gcps.lineEdit().setPlaceholderText(
+            tr("automatic: <sheet>.points beside the sheet, if any"))
+        self.gcps_label = QLabel(tr("Known points (.points)"), anchor_box)
+        grid.addWidget(self.gcps_label, 4, 0)
+        grid.addWidget(self.gcps, 4, 1, 1, 5)
+        layout.addWidget(anchor_box)
+
+        out_box = QGroupBox(tr("Result"), self)
+        form = QFormLayout(out_box)
+        self.target_crs = QgsProjectionSelectionWidget(out_box)
+        self.target_crs.setCrs(QgsCoordinateReferenceSystem(DEFAULT_TARGET))
+        self.target_crs_label = QLabel(tr("Target CRS"), out_box)
+        form.addRow(self.target_crs_label, self.target_crs)
+        self.transform = QComboBox(out_box)
+        for label, kind in transform_choices():
+            self.transform.addItem(label, kind)
+        self.transform.setCurrentIndex(self.transform.findData("affine"))
+        self.transform_label = QLabel(tr("Transform"), out_box)
+        form.addRow(self.transform_label, self.transform)
+        self.outdir = QgsFileWidget(out_box)
+        self.outdir.setStorageMode(QgsFileWidget.StorageMode.GetDirectory)
+        self.outdir.lineEdit().setPlaceholderText(tr("automatic: <sheet>_georef beside the "
+                                                     "sheet"))
+        self.outdir_label = QLabel(tr("Output folder"), out_box)
+        form.addRow(self.outdir_label, self.outdir)
+        layout.addWidget(out_box)
+
+        layout.addWidget(self.progress)
+        layout.addWidget(self.status)
+
+        buttons = QHBoxLayout()
+        self.detect_button = QPushButton(tr("Detect intersections"), self)
+        self.detect_button.setToolTip(tr("Find the intersections first, to pick an anchor on "
+                                         "the map"))
+        self.run_button = QPushButton(tr("Georeference"), self)
+        self.run_button.setDefault(True)
+        self.close_button = QPushButton(tr("Close"), self)
+        buttons.addWidget(self.detect_button)
+        buttons.addStretch(1)
+        buttons.addWidget(self.run_button)
+        buttons.addWidget(self.close_button)
+        layout.addLayout(buttons)
+        self.run_buttons = [self.detect_button, self.run_button]
+        self.detect_button.clicked.connect(self.start_detection)
+        self.run_button.clicked.connect(self.start_georeference)
+        self.close_button.clicked.connect(self.close)
+        self.sheet.changed.connect(self._forget_detection)
+        self.mask.fileChanged.connect(lambda _p: self._forget_detection())
+
+    # ---- reading the form ---------------------------------------------------------------
+
+    def _mask_path(self) -> Path | None:
+        text = self.mask.filePath().strip()
+        return Path(text) if text else None
+
+    def request(self) -> jobs.GeorefRequest:
+        """The job the form describes; ValueError (message for the user) when incomplete."""
+        try:
+            sheet = self.sheet.path()
+        except SheetError as exc:
+            raise ValueError(str(exc)) from None
+        grid_crs, crs = self.grid_crs.crs(), self.target_crs.crs()
+        if not grid_crs.isValid():
+            raise ValueError(tr("Choose the grid CRS (the coordinates printed on the sheet)."))
+        if not crs.isValid():
+            raise ValueError(tr("Choose the target CRS of the georeferenced sheet."))
+        anchors = [a for k, row in enumerate(self.anchor_rows, start=1)
+                   if (a := row.anchor(k)) is not None]
+        gcps_text = self.gcps.filePath().strip()
+        gcps = Path(gcps_text) if gcps_text else None
+        if not anchors and gcps is None:
+            from ...core.georef.pipeline import default_points_file
+
+            if default_points_file(sheet) is None:
+                raise ValueError(tr("Say which intersection is which: type or pick an "
+                                    "intersection and its grid coordinates, or give a .points "
+                                    "file of known points."))
+        outdir_text = self.outdir.filePath().strip()
+        graticule = self.graticule if self.graticule_key == self._detection_key(sheet) else None
+        return jobs.GeorefRequest(
+            sheet=sheet, crs=core_crs_text(crs), grid_crs=core_crs_text(grid_crs),
+            spacing=float(self.spacing.value()), anchors=anchors,
+            transform=self.transform.currentData(),
+            outdir=Path(outdir_text) if outdir_text else None, mask=self._mask_path(),
+            gcps=gcps, graticule=graticule)
+
+    def _detection_key(self, sheet: Path) -> tuple:
+        return (str(sheet), str(self._mask_path() or ""))
+
+    # ---- running tasks ------------------------------------------------------------------
+
+    def start_detection(self) -> CoreTask | None:
+        """Detect the intersections only (to pick an anchor on the map)."""
+        if self.busy():
+            return None
+        try:
+            sheet = self.sheet.path()
+        except SheetError as exc:
+            self.warn(str(exc))
+            return None
+        mask = self._mask_path()
+        key = self._detection_key(sheet)
+        return self.start(tr("Detecting the graticule of {0}").format(sheet.name),
+                           lambda progress: jobs.detect(sheet, mask, progress),
+                           lambda task: self._detection_done(task, key))
+
+    def start_georeference(self) -> CoreTask | None:
+        """Run the georeferencing described by the form in a background task."""
+        if self.busy():
+            return None
+        try:
+            req = self.request()
+        except ValueError as exc:
+            self.warn(str(exc))
+            return None
+        return self.start(tr("Georeferencing {0}").format(req.sheet.name),
+                           lambda progress: jobs.georeference(req, progress),
+                           self._georeference_done)
+
+    def _detection_done(self, task: CoreTask, key: tuple) -> None:
+        if task.result is None:
+            self.report_failure(task, tr("Detection"))
+            return
+        self.graticule, self.graticule_key = task.result, key
+        spacing = np.mean([task.result.columns.spacing_px, task.result.rows.spacing_px])
+        self.status.setText(tr("{0} intersections found, {1} px apart. Pick one on the map "
+                               "to anchor the grid.").format(len(task.result),
+                                                             number(spacing, 1)))
+        for row in self.anchor_rows:
+            row.pick.setEnabled(True)
+        self._show_detection()
+
+    def _georeference_done(self, task: CoreTask) -> None:
+        if task.result is None:
+            self.report_failure(task, tr("Georeferencing"))
+            return
+        outcome = self.last_outcome = task.result
+        self._remove_preview()
+        bar = self.iface.messageBar()
+        try:
+            load_georef_outcome(QgsProject.instance(), outcome)
+        except OSError as exc:
+            bar.pushMessage(tr("Graticule Georeferencer"), str(exc),
+                            level=Qgis.MessageLevel.Critical, duration=0)
+            self.status.setText(str(exc))
+            return
+        self.status.setText(self.summary(outcome))
+        bar.pushMessage(tr("Graticule Georeferencer"), self.summary(outcome),
+                        level=Qgis.MessageLevel.Success, duration=0)
+        for warning in outcome.result.warnings:
+            bar.pushMessage(tr("Graticule Georeferencer"), warning, level=Qgis.MessageLevel.Warning,
+                            duration=15)
+
+    def summary(self, outcome) -> str:
+        """One line: RMSE in map units and pixels, points used, output folder."""
+        from qgis.core import QgsUnitTypes
+
+        result = outcome.result
+        crs = self.target_crs.crs()
+        unit = QgsUnitTypes.toAbbreviatedString(crs.mapUnits()) if crs.isValid() else ""
+        return tr("{0} georeferenced: RMSE {1} {2} ({3} px) over {4} of {5} intersections. "
+                  "Files in {6}").format(
+            outcome.sheet.name, number(result.rmse_map), unit, number(result.rmse_px),
+            int(result.inliers.sum()), len(result.inliers), outcome.raster.parent)
+
+    # ---- picking an anchor on the canvas ------------------------------------------------
+
+    def _forget_detection(self) -> None:
+        self.graticule = self.graticule_key = None
+        for row in self.anchor_rows:
+            row.pick.setEnabled(False)
+        self._remove_preview()
+
+    def _remove_preview(self) -> None:
+        if self.preview_layer is not None:
+            with contextlib.suppress(RuntimeError):  # the user already removed it
+                QgsProject.instance().removeMapLayer(self.preview_layer.id())
+            self.preview_layer = None
+
+    def _sheet_layer(self) -> QgsRasterLayer:
+        """The sheet as a raster layer of the project (added if it is only a file)."""
+        layer = self.sheet.layer()
+        if layer is not None:
+            return layer
+        path = self.sheet.path()
+        layer = self.sheet.layer_for_path(path)
+        if layer is None:
+            layer = QgsRasterLayer(str(path), path.stem)
+            if not layer.isValid():
+                raise SheetError(tr("QGIS cannot open {0}.").format(path))
+            QgsProject.instance().addMapLayer(layer)
+        return layer
+
+    def _show_detection(self) -> None:
+        """Draw the detected intersections over the sheet and zoom to them."""
+        try:
+            self.sheet_layer = self._sheet_layer()
+        except SheetError as exc:
+            self.warn(str(exc))
+            return
+        self._remove_preview()
+        self.preview_layer = detected_points_layer(self.graticule, self.sheet_layer)
+        QgsProject.instance().addMapLayer(self.preview_layer)
+        canvas = self.iface.mapCanvas()
+        extent = canvas.mapSettings().layerExtentToOutputExtent(self.sheet_layer,
+                                                                self.sheet_layer.extent())
+        canvas.setExtent(extent)
+        canvas.refresh()
+
+    def start_picking(self, row: AnchorRow) -> None:
+        """Let the user click an intersection on the map for ``row``'s pixel position."""
+        if self.graticule is None or self.sheet_layer is None:
+            self.warn(tr("Detect the intersections first."))
+            return
+        canvas = self.iface.mapCanvas()
+        self.picking_row = row
+        if self.pick_tool is None:
+            self.pick_tool = QgsMapToolEmitPoint(canvas)
+            self.pick_tool.canvasClicked.connect(self.pick_at)
+        self.previous_tool = canvas.mapTool()
+        canvas.setMapTool(self.pick_tool)
+        self.pick_status.setText(tr("Click an intersection (red cross) on the map."))
+
+    def pick_at(self, point, _button=None) -> None:
+        """Snap a canvas click to the nearest detected intersection and fill the anchor."""
+        row = self.picking_row or self.anchor_rows[0]
+        self.stop_picking()
+        if self.graticule is None or self.sheet_layer is None:
+            return
+        canvas = self.iface.mapCanvas()
+        layer_point = canvas.mapSettings().mapToLayerCoordinates(self.sheet_layer, point)
+        px, py = layer_to_pixel(self.sheet_layer, layer_point)
+        distances = np.hypot(self.graticule.points[:, 0] - px,
+                             self.graticule.points[:, 1] - py)
+        k = int(np.argmin(distances))
+        spacing = np.mean([self.graticule.columns.spacing_px, self.graticule.rows.spacing_px])
+        if np.isfinite(spacing) and distances[k] > 0.5 * spacing:
+            self.pick_status.setText(tr("No detected intersection near the click; click "
+                                        "closer to a red cross."))
+            return
+        x, y = self.graticule.points[k]
+        column, grid_row = self.graticule.index[k]
+        row.set_pixel(float(x), float(y))
+        self.pick_status.setText(tr("Intersection column {0}, row {1} at pixel ({2}; {3}): "
+                                    "now type its easting and northing.")
+                                 .format(int(column), int(grid_row), number(x, 1),
+                                         number(y, 1)))
+        row.e.setFocus()
+        self.show()
+        self.raise_()
+        self.activateWindow()
+
+    def stop_picking(self) -> None:
+        canvas = self.iface.mapCanvas()
+        if self.pick_tool is not None and canvas.mapTool() is self.pick_tool:
+            if self.previous_tool is not None:
+                canvas.setMapTool(self.previous_tool)
+            else:
+                canvas.unsetMapTool(self.pick_tool)
+        self.previous_tool = None
+        self.picking_row = None
+
+    # ---- closing ------------------------------------------------------------------------
+
+    def cleanup(self) -> None:
+        """Cancel a running job, release the map tool and the preview layer (on unload)."""
+        super().cleanup()
+        self.stop_picking()
+        if self.pick_tool is not None:
+            self.pick_tool.deleteLater()
+            self.pick_tool = None
+        self._remove_preview()

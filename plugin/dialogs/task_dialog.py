@@ -1,0 +1,92 @@
+"""A non-modal dialog that runs one core job at a time in a QgsTask.
+
+Gives its subclasses a message bar for form problems, a progress bar with Cancel, a status
+line, and the routine of starting a task, re-enabling the buttons and reporting a failure
+(in the QGIS message bar: a task may end after the dialog was closed).
+"""
+
+from __future__ import annotations
+
+from qgis.core import Qgis, QgsApplication
+from qgis.gui import QgsMessageBar
+from qgis.PyQt.QtCore import Qt
+from qgis.PyQt.QtWidgets import QDialog, QLabel, QSizePolicy
+
+from ..i18n import tr
+from ..tasks import CoreTask
+from .widgets import TaskProgress
+
+
+class TaskDialog(QDialog):
+    """Base of the plugin's dialogs. Subclasses add ``self.bar``, ``self.progress`` and
+    ``self.status`` to their layout and list their run buttons in ``self.run_buttons``."""
+
+    def __init__(self, iface, parent=None) -> None:
+        super().__init__(parent or iface.mainWindow())
+        self.iface = iface
+        self.task: CoreTask | None = None
+        self.run_buttons: list = []
+        self.bar = QgsMessageBar(self)
+        self.bar.setSizePolicy(QSizePolicy.Policy.Minimum, QSizePolicy.Policy.Fixed)
+        self.progress = TaskProgress(self)
+        self.status = QLabel("", self)
+        self.status.setWordWrap(True)
+        self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+
+    def warn(self, text: str) -> None:
+        """A problem with the form, in the dialog's own message bar."""
+        self.bar.clearWidgets()
+        self.bar.pushMessage(tr("Graticule Georeferencer"), text,
+                             level=Qgis.MessageLevel.Warning, duration=10)
+
+    def busy(self) -> bool:
+        """True (and a warning) when a job is already running."""
+        if self.task is not None:
+            self.warn(tr("A job is already running; wait for it or cancel it."))
+            return True
+        return False
+
+    def start(self, description: str, job, on_done) -> CoreTask:
+        """Run ``job(progress)`` in the background; ``on_done(task)`` when it ends."""
+        def done(task: CoreTask) -> None:
+            self.task_over()
+            on_done(task)
+
+        task = CoreTask(description, job, done)
+        self.task = task
+        self.bar.clearWidgets()
+        self.progress.follow(task)
+        for button in self.run_buttons:
+            button.setEnabled(False)
+        self.status.setText(description)
+        QgsApplication.taskManager().addTask(task)
+        return task
+
+    def task_over(self) -> None:
+        self.task = None
+        self.progress.done()
+        for button in self.run_buttons:
+            button.setEnabled(True)
+
+    def report_failure(self, task: CoreTask, what: str) -> None:
+        """Say in the QGIS message bar that ``what`` was cancelled or failed, and why."""
+        bar = self.iface.messageBar()
+        if task.cancelled:
+            text = tr("{0} cancelled; nothing was written.").format(what)
+            bar.pushMessage(tr("Graticule Georeferencer"), text, level=Qgis.MessageLevel.Info,
+                            duration=5)
+        else:
+            text = task.error or tr("{0} failed.").format(what)
+            bar.pushMessage(tr("Graticule Georeferencer"), text,
+                            level=Qgis.MessageLevel.Critical, duration=0)
+        self.status.setText(text)
+
+    def cleanup(self) -> None:
+        """Cancel a running job without calling back (the plugin is being unloaded)."""
+        if self.task is not None:
+            try:
+                self.task.on_done = None
+                self.task.cancel()
+            except RuntimeError:  # the task manager already deleted it
+                pass
+            self.task = None

@@ -1,0 +1,125 @@
+"""Loading results into the QGIS project with a sensible look (main thread only)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from qgis.core import (
+    QgsFeature,
+    QgsFillSymbol,
+    QgsGeometry,
+    QgsMarkerSymbol,
+    QgsPalLayerSettings,
+    QgsProject,
+    QgsRasterLayer,
+    QgsRuleBasedRenderer,
+    QgsTextFormat,
+    QgsVectorLayer,
+    QgsVectorLayerSimpleLabeling,
+)
+from qgis.PyQt.QtGui import QColor
+
+from .i18n import tr
+from .sheets import pixel_to_layer
+
+
+def _marker(shape: str, colour: str, size: float) -> QgsMarkerSymbol:
+    return QgsMarkerSymbol.createSimple({"name": shape, "color": colour, "size": str(size),
+                                         "outline_color": "#1b1b1b", "outline_width": "0.3"})
+
+
+def style_intersections(layer: QgsVectorLayer) -> None:
+    """Used intersections as green dots, outliers as red crosses; residuals as labels."""
+    root = QgsRuleBasedRenderer.Rule(None)
+    used = QgsRuleBasedRenderer.Rule(_marker("circle", "#2e9e44", 3.0), 0, 0, '"used"',
+                                     tr("Used in the fit"))
+    left = QgsRuleBasedRenderer.Rule(_marker("cross2", "#d7301f", 4.0), 0, 0, 'NOT "used"',
+                                     tr("Left out (outlier)"))
+    root.appendChild(used)
+    root.appendChild(left)
+    layer.setRenderer(QgsRuleBasedRenderer(root))
+    settings = QgsPalLayerSettings()
+    settings.fieldName = "format_number(\"residual_px\", 1) || ' px'"
+    settings.isExpression = True
+    text = QgsTextFormat()
+    text.setSize(8)
+    text.setColor(QColor("#1b1b1b"))
+    buffer = text.buffer()
+    buffer.setEnabled(True)
+    buffer.setSize(0.8)
+    text.setBuffer(buffer)
+    settings.setFormat(text)
+    settings.dist = 1.5
+    layer.setLabeling(QgsVectorLayerSimpleLabeling(settings))
+    layer.setLabelsEnabled(True)
+
+
+def add_layers_in_group(project: QgsProject, name: str, layers: list) -> None:
+    """Add ``layers`` (top first) in a new group at the top of the layer tree."""
+    group = project.layerTreeRoot().insertGroup(0, name)
+    for layer in layers:
+        project.addMapLayer(layer, False)
+        group.addLayer(layer)
+
+
+def load_georef_outcome(project: QgsProject, outcome) -> tuple[QgsRasterLayer, QgsVectorLayer]:
+    """Add the georeferenced raster and, above it, the intersections with residuals."""
+    stem = Path(outcome.sheet).stem
+    raster = QgsRasterLayer(str(outcome.raster), tr("{0} (georeferenced)").format(stem))
+    points = QgsVectorLayer(f"{outcome.intersections}|layername=intersections",
+                            tr("{0} intersections").format(stem), "ogr")
+    if not raster.isValid() or not points.isValid():
+        raise OSError(tr("QGIS cannot open the results in {0}").format(outcome.raster.parent))
+    style_intersections(points)
+    add_layers_in_group(project, stem, [points, raster])
+    return raster, points
+
+
+def detected_points_layer(graticule, sheet_layer: QgsRasterLayer) -> QgsVectorLayer:
+    """A temporary layer of detected intersections drawn over the (unreferenced) sheet."""
+    crs = sheet_layer.crs().authid() if sheet_layer.crs().isValid() else ""
+    uri = "Point?field=column:integer&field=row:integer&field=confidence:double"
+    if crs:
+        uri += f"&crs={crs}"
+    layer = QgsVectorLayer(uri, tr("Detected intersections"), "memory")
+    if sheet_layer.crs().isValid():
+        layer.setCrs(sheet_layer.crs())
+    features = []
+    for (x, y), (c, r), conf in zip(graticule.points, graticule.index, graticule.confidence,
+                                    strict=True):
+        feat = QgsFeature(layer.fields())
+        feat.setGeometry(QgsGeometry.fromPointXY(pixel_to_layer(sheet_layer, x, y)))
+        feat.setAttributes([int(c), int(r), float(conf)])
+        features.append(feat)
+    layer.dataProvider().addFeatures(features)
+    layer.updateExtents()
+    symbol = _marker("cross", "#d7301f", 6.0)
+    symbol.symbolLayer(0).setStrokeWidth(0.6)
+    symbol.symbolLayer(0).setStrokeColor(QColor("#d7301f"))
+    layer.renderer().setSymbol(symbol)
+    return layer
+
+
+def style_polygons(layer: QgsVectorLayer, level: str) -> None:
+    """Blocks as a light brick fill with a dark outline; shapes as thin outlines only."""
+    if level == "blocks":
+        props = {"color": "232,160,122,110", "outline_color": "#7a2e12", "outline_width": "0.3"}
+    else:
+        props = {"color": "0,0,0,0", "outline_color": "#1f4e8c", "outline_width": "0.2"}
+    layer.renderer().setSymbol(QgsFillSymbol.createSimple(props))
+
+
+def load_blocks_outcome(project: QgsProject, outcome) -> dict[str, QgsVectorLayer]:
+    """Add the GeoPackage layers of a vectorization (shapes above blocks) in one group;
+    returns them by level."""
+    stem = Path(outcome.sheet).stem
+    names = {"blocks": tr("{0} blocks").format(stem), "shapes": tr("{0} shapes").format(stem)}
+    layers = {}
+    for level in outcome.layers:
+        layer = QgsVectorLayer(f"{outcome.gpkg}|layername={level}", names[level], "ogr")
+        if not layer.isValid():
+            raise OSError(tr("QGIS cannot open {0}").format(outcome.gpkg))
+        style_polygons(layer, level)
+        layers[level] = layer
+    add_layers_in_group(project, names[outcome.layers[0]], list(reversed(layers.values())))
+    return layers

@@ -1,0 +1,1 @@
+"""The plugin's Processing provider: one algorithm per core capability."""

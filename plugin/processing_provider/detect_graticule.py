@@ -1,0 +1,105 @@
+"""Processing algorithm "Detect graticule intersections" (MapSeg task 3)."""
+
+from __future__ import annotations
+
+from qgis.core import (
+    QgsFeature,
+    QgsFeatureSink,
+    QgsFields,
+    QgsGeometry,
+    QgsProcessing,
+    QgsProcessingOutputNumber,
+    QgsProcessingParameterFeatureSink,
+    QgsProcessingParameterFile,
+    QgsProcessingParameterFileDestination,
+    QgsProcessingParameterNumber,
+    QgsProcessingParameterRasterLayer,
+    QgsWkbTypes,
+)
+
+from ..fields import make_fields
+from ..i18n import tr
+from ..sheets import pixel_to_layer
+from .base import CoreAlgorithm
+
+
+def point_fields() -> QgsFields:
+    """column, row (grid index), confidence, visible (both lines drawn through the
+    crossing), pixel_x, pixel_y (x right, y down)."""
+    return make_fields((("column", "int"), ("row", "int"), ("confidence", "double"),
+                        ("visible", "bool"), ("pixel_x", "double"), ("pixel_y", "double")))
+
+
+class DetectGraticuleAlgorithm(CoreAlgorithm):
+    """Find the intersections of the grid lines printed on a scanned sheet."""
+
+    NAME = "detectgraticule"
+    GROUP = "georeferencing"
+    INPUT, MASK, SPACING_PX = "INPUT", "MASK", "SPACING_PX"
+    OUTPUT, OUTPUT_CSV = "OUTPUT", "OUTPUT_CSV"
+    COUNT, SPACING = "COUNT", "SPACING"
+
+    def displayName(self) -> str:
+        return tr("Detect graticule intersections")
+
+    def shortHelpString(self) -> str:
+        return tr("Finds the grid lines printed on a scanned map sheet and their intersections, "
+                  "to a fraction of a pixel.\n\nThe points are placed on the sheet as QGIS "
+                  "shows it (pixel positions for an image without georeferencing), with their "
+                  "grid column and row, a confidence between 0 and 1 and whether both lines "
+                  "are drawn through the crossing (visible). The optional CSV has the ICDAR "
+                  "2021 MapSeg format (x,y in pixels, y downwards) and lists the visible "
+                  "crossings, as MapSeg ground truth does.\n\nMap-area "
+                  "mask: a PNG (255 = map) of the sheet's size; when left empty, "
+                  "NNN-INPUT-MASK.png beside NNN-INPUT.jpg is used if present. Grid spacing: "
+                  "the distance between grid lines in pixels, if known (0 = find it).")
+
+    def initAlgorithm(self, config=None) -> None:
+        self.addParameter(QgsProcessingParameterRasterLayer(self.INPUT, tr("Scanned sheet")))
+        self.addParameter(QgsProcessingParameterFile(
+            self.MASK, tr("Map-area mask (PNG, optional)"), optional=True,
+            fileFilter=tr("PNG masks (*.png);;All files (*)")))
+        self.addParameter(QgsProcessingParameterNumber(
+            self.SPACING_PX, tr("Grid spacing in pixels (0 = find it)"),
+            QgsProcessingParameterNumber.Type.Double, defaultValue=0.0, minValue=0.0))
+        self.addParameter(QgsProcessingParameterFeatureSink(
+            self.OUTPUT, tr("Graticule intersections"), QgsProcessing.SourceType.TypeVectorPoint))
+        self.addParameter(QgsProcessingParameterFileDestination(
+            self.OUTPUT_CSV, tr("Intersections as a MapSeg CSV"),
+            tr("CSV files (*.csv)"), optional=True, createByDefault=False))
+        self.addOutput(QgsProcessingOutputNumber(self.COUNT, tr("Number of intersections")))
+        self.addOutput(QgsProcessingOutputNumber(self.SPACING,
+                                                 tr("Grid spacing found (pixels)")))
+
+    def run_job(self, parameters, context, feedback, progress) -> dict:
+        from ...core.formats.mapseg_csv import write_points_csv
+        from ..jobs import detect
+
+        layer = self.parameterAsRasterLayer(parameters, self.INPUT, context)
+        sheet = self.sheet_path(parameters, self.INPUT, context)
+        mask = self.optional_path(parameters, self.MASK, context)
+        spacing = self.parameterAsDouble(parameters, self.SPACING_PX, context)
+        result = detect(sheet, mask, progress, spacing_px=spacing or None)
+        self.check_cancel(feedback)
+        fields = point_fields()
+        sink, dest = self.parameterAsSink(parameters, self.OUTPUT, context, fields,
+                                          QgsWkbTypes.Type.Point, layer.crs())
+        visible = getattr(result, "visible", None)
+        if visible is None:
+            visible = [True] * len(result)
+        for (x, y), (c, r), conf, seen in zip(result.points, result.index, result.confidence,
+                                              visible, strict=True):
+            feat = QgsFeature(fields)
+            feat.setGeometry(QgsGeometry.fromPointXY(pixel_to_layer(layer, x, y)))
+            feat.setAttributes([int(c), int(r), float(conf), bool(seen), float(x), float(y)])
+            sink.addFeature(feat, QgsFeatureSink.Flag.FastInsert)
+        outputs = {self.OUTPUT: dest, self.COUNT: len(result),
+                   self.SPACING: float((result.columns.spacing_px
+                                        + result.rows.spacing_px) / 2)}
+        csv = self.parameterAsFileOutput(parameters, self.OUTPUT_CSV, context)
+        if csv:  # MapSeg counts the crossings one can see
+            shown = result.visible_only() if hasattr(result, "visible_only") else result
+            write_points_csv(csv, shown.points, decimals=2)
+            outputs[self.OUTPUT_CSV] = csv
+        feedback.pushInfo(tr("{0} intersections found.").format(len(result)))
+        return outputs

@@ -1,0 +1,51 @@
+"""Scanned sheets in QGIS: the file behind a raster layer, and pixel <-> layer coordinates.
+
+Pixel convention of core: x right, y down, integer values at pixel CENTRES (MapSeg). QGIS
+places the top-left CORNER of a raster at its extent's (xMinimum, yMaximum); a raster
+without georeferencing gets the extent (0, -height) - (width, 0), so pixel (i, j) of core
+is drawn at (i + 0.5, -(j + 0.5)).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from qgis.core import QgsPointXY, QgsProviderRegistry, QgsRasterLayer
+
+from .i18n import tr
+
+
+class SheetError(ValueError):
+    """A layer or path that cannot be used as a sheet; the message is for the user."""
+
+
+def layer_file(layer: QgsRasterLayer) -> Path:
+    """The image file a raster layer reads (GDAL layers only)."""
+    if layer is None or not layer.isValid():
+        raise SheetError(tr("The selected raster layer is not valid; choose another sheet."))
+    if layer.providerType() != "gdal":
+        raise SheetError(tr("Layer “{0}” is not an image file (it comes from a {1} source); "
+                            "save it as a GeoTIFF first.").format(layer.name(),
+                                                                  layer.providerType()))
+    parts = QgsProviderRegistry.instance().decodeUri("gdal", layer.source())
+    path = Path(parts.get("path") or layer.source())
+    if not path.is_file():
+        raise SheetError(tr("Layer “{0}” does not read a file on disk; save it as a GeoTIFF "
+                            "first.").format(layer.name()))
+    return path
+
+
+def pixel_to_layer(layer: QgsRasterLayer, x: float, y: float) -> QgsPointXY:
+    """Layer coordinates of core pixel (x, y) on a north-up raster layer."""
+    ext = layer.extent()
+    sx = ext.width() / layer.width()
+    sy = ext.height() / layer.height()
+    return QgsPointXY(ext.xMinimum() + (x + 0.5) * sx, ext.yMaximum() - (y + 0.5) * sy)
+
+
+def layer_to_pixel(layer: QgsRasterLayer, point: QgsPointXY) -> tuple[float, float]:
+    """Core pixel (x, y) of a point in layer coordinates on a north-up raster layer."""
+    ext = layer.extent()
+    sx = ext.width() / layer.width()
+    sy = ext.height() / layer.height()
+    return ((point.x() - ext.xMinimum()) / sx - 0.5, (ext.yMaximum() - point.y()) / sy - 0.5)

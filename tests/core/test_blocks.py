@@ -1,0 +1,178 @@
+"""core.blocks: blocks and closed shapes of drawn and generated sheets, PNG and CLI rules."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from core.blocks import BlockSettings, segment_sheet
+from core.blocks.__main__ import main as blocks_main
+from core.blocks.gaps import join_facing_ends
+from core.blocks.thinning import neighbour_count, prune_spurs, thin
+from core.errors import InputError
+from core.metrics.panoptic import panoptic_quality
+from core.synth import generate_sheet, write_sheet
+
+PAPER = (226, 216, 186)
+INK = (45, 42, 38)
+
+# Four blocks (x0, y0, x1, y1) around 100 px wide streets.
+A = (100, 100, 600, 450)   # split by a wall at x = 350, right part hatched
+B = (700, 100, 1250, 450)  # plain, with a word inside
+C = (100, 550, 600, 900)   # top outline broken by a 10 px gap
+D = (700, 550, 1250, 900)  # plain
+
+
+def _drawn_sheet() -> tuple[np.ndarray, np.ndarray]:
+    """A small drawn map (RGB, mask): the cases the brief names, with known answers."""
+    img = np.zeros((1000, 1350, 3), np.uint8)
+    img[:] = PAPER
+    for x0, y0, x1, y1 in (A, B, D):
+        cv2.rectangle(img, (x0, y0), (x1, y1), INK, 3)
+    x0, y0, x1, y1 = C
+    cv2.line(img, (x0, y0), (340, y0), INK, 3)
+    cv2.line(img, (350, y0), (x1, y0), INK, 3)
+    cv2.line(img, (x1, y0), (x1, y1), INK, 3)
+    cv2.line(img, (x1, y1), (x0, y1), INK, 3)
+    cv2.line(img, (x0, y1), (x0, y0), INK, 3)
+    cv2.line(img, (350, A[1]), (350, A[3]), INK, 3)            # wall inside block A
+    hatch = np.zeros(img.shape[:2], np.uint8)
+    for k in range(-400, 400, 6):                               # 45 degree hatching
+        cv2.line(hatch, (352 + k, 103), (352 + k + 400, 503), 255, 1)
+    hatch[:, :353] = 0
+    hatch[:103] = 0
+    hatch[448:] = 0
+    hatch[:, 598:] = 0
+    img[hatch > 0] = (90, 86, 80)
+    cv2.putText(img, "Rue", (900, 300), cv2.FONT_HERSHEY_SIMPLEX, 1.0, INK, 2)
+    cv2.line(img, (0, 300), (1349, 300), (150, 146, 140), 1)    # light graticule line
+    for x in range(60, 1300, 40):                                # red dashed boundary
+        cv2.line(img, (x, 500), (x + 24, 500), (200, 60, 50), 5)
+    mask = np.zeros(img.shape[:2], bool)
+    mask[50:950, 50:1300] = True
+    return img, mask
+
+
+def _block_at(labels: np.ndarray, x: int, y: int) -> int:
+    return int(labels[y, x])
+
+
+def test_blocks_are_kept_whole():
+    img, mask = _drawn_sheet()
+    seg = segment_sheet(img, mask, level="blocks")
+    blocks = seg.blocks
+    assert seg.n_blocks == 4
+    a_left, a_right = _block_at(blocks, 200, 200), _block_at(blocks, 500, 200)
+    assert a_left == a_right != 0                      # wall and hatching inside one block
+    assert _block_at(blocks, 950, 380) != 0           # text is not a boundary
+    assert _block_at(blocks, 950, 200) == _block_at(blocks, 950, 380)  # nor the grid line
+    assert _block_at(blocks, 300, 700) != 0           # the broken outline was closed
+    assert _block_at(blocks, 650, 300) == 0           # streets are not blocks
+    assert _block_at(blocks, 650, 500) == 0
+    for label, rect in ((a_left, A), (_block_at(blocks, 950, 200), B),
+                        (_block_at(blocks, 950, 700), D)):
+        x0, y0, x1, y1 = rect
+        area = int((blocks == label).sum())
+        assert 0.95 * (x1 - x0) * (y1 - y0) <= area <= (x1 - x0) * (y1 - y0)
+
+
+def test_shapes_split_blocks_into_closed_shapes():
+    img, mask = _drawn_sheet()
+    seg = segment_sheet(img, mask, level="shapes")
+    shapes = seg.shapes
+    left, right = _block_at(shapes, 200, 200), _block_at(shapes, 500, 200)
+    assert left and right and left != right            # the wall splits block A
+    assert _block_at(shapes, 420, 250) == right        # the hatched part is one shape
+    assert _block_at(shapes, 950, 200) == _block_at(shapes, 950, 380)  # grid line ignored
+    block_a = _block_at(seg.blocks, 200, 200)
+    assert seg.parents[left] == seg.parents[right] == block_a != 0
+
+
+def test_png_components_are_4_separated():
+    img, mask = _drawn_sheet()
+    seg = segment_sheet(img, mask, level="shapes")
+    for labels, n in (seg.labels("blocks"), seg.labels("shapes")):
+        count, _ = cv2.connectedComponents((labels > 0).astype(np.uint8), connectivity=4)
+        assert count - 1 == n == labels.max()
+
+
+@pytest.mark.parametrize(("seed", "difficulty", "floor"), [(3, 0.2, 0.70), (8, 0.8, 0.55)])
+def test_generated_sheet_blocks_pq(seed, difficulty, floor):
+    """Regression floors on small generated sheets (the benchmark measures the target)."""
+    sheet = generate_sheet(seed, 2500, difficulty=difficulty, jpeg_roundtrip=True)
+    seg = segment_sheet(sheet.image, sheet.map_mask, level="blocks")
+    result = panoptic_quality(sheet.blocks_mask, seg.blocks > 0)
+    assert result.pq >= floor
+    assert result.sq >= 0.85
+
+
+def test_thinning_gives_one_pixel_lines_and_pruning_keeps_them():
+    img = np.zeros((60, 120), np.uint8)
+    cv2.line(img, (10, 30), (110, 30), 1, 5)
+    cv2.line(img, (60, 30), (60, 36), 1, 3)          # a short spur
+    skel = thin(img)
+    width = skel.sum(axis=0)
+    assert width[20:50].max() <= 2 and width[70:100].max() <= 2   # one pixel wide
+    pruned = prune_spurs(skel, 10)
+    cols = np.flatnonzero(pruned.any(axis=0))
+    assert cols.min() <= 14 and cols.max() >= 106       # the line keeps its length
+    assert not pruned[34:40].any()                      # the spur is gone
+    ends = (pruned > 0) & (neighbour_count(pruned) == 1)
+    assert ends.sum() == 2
+
+
+def test_facing_ends_are_joined_but_not_perpendicular_ones():
+    img = np.zeros((80, 200), np.uint8)
+    cv2.line(img, (10, 20), (80, 20), 1, 1)
+    cv2.line(img, (120, 20), (190, 20), 1, 1)          # 40 px gap, collinear
+    cv2.line(img, (10, 60), (80, 60), 1, 1)
+    cv2.line(img, (100, 50), (100, 75), 1, 1)          # perpendicular, not facing
+    joined, count = join_facing_ends(img, 100)
+    assert count == 1
+    assert joined[20, 80:121].all()
+    assert not joined[60, 81:100].any()
+
+
+def test_settings_reject_unknown_names_and_scale_lengths():
+    s = BlockSettings.for_level("shapes", scale=2.0)
+    assert s.px(10) == 20 and s.area(1000) == 4000
+    with pytest.raises(TypeError):
+        BlockSettings().with_changes(no_such_field=1)
+
+
+def test_cli_mask_of_another_size_is_an_error_and_writes_nothing(tmp_path):
+    img, mask = _drawn_sheet()
+    cv2.imwrite(str(tmp_path / "s.png"), cv2.cvtColor(img, cv2.COLOR_RGB2BGR))
+    cv2.imwrite(str(tmp_path / "m.png"), np.zeros((100, 100), np.uint8))
+    out, gpkg = tmp_path / "o.png", tmp_path / "o.gpkg"
+    with pytest.raises(InputError, match="mask"):
+        blocks_main([str(tmp_path / "s.png"), "--mask", str(tmp_path / "m.png"),
+                     "-o", str(out), "--gpkg", str(gpkg)])
+    assert not out.exists() and not gpkg.exists()
+    assert not list(tmp_path.glob(".*tmp*"))
+
+
+def test_cli_bad_arguments(tmp_path):
+    img, _ = _drawn_sheet()
+    cv2.imwrite(str(tmp_path / "s.png"), img)
+    with pytest.raises(InputError, match="png"):
+        blocks_main([str(tmp_path / "s.png"), "-o", str(tmp_path / "o.tif")])
+    with pytest.raises(InputError, match="gpkg"):
+        blocks_main([str(tmp_path / "s.png"), "-o", str(tmp_path / "o.png"),
+                     "--georef", str(tmp_path)])
+    with pytest.raises(InputError, match="no such file"):
+        blocks_main([str(tmp_path / "nope.jpg"), "-o", str(tmp_path / "o.png")])
+    assert not (tmp_path / "o.png").exists()
+
+
+def test_cli_directory_mode(tmp_path, capsys):
+    src, out = tmp_path / "in", tmp_path / "out"
+    write_sheet(generate_sheet(5, 1500, difficulty=0.1, jpeg_roundtrip=True), src, "001")
+    (src / "002-INPUT.jpg").write_bytes(b"\xff\xd8\xff\xe0 broken")
+    assert blocks_main([str(src), "-o", str(out), "--gpkg"]) == 1
+    png = cv2.imread(str(out / "001-OUTPUT-PRED.png"), cv2.IMREAD_UNCHANGED)
+    assert png.ndim == 2 and set(np.unique(png)) <= {0, 255} and (png > 0).any()
+    assert (out / "001-OUTPUT-PRED.gpkg").is_file()
+    assert not (out / "002-OUTPUT-PRED.png").exists()
+    assert "002-INPUT.jpg" in capsys.readouterr().err

@@ -1,0 +1,126 @@
+"""core.blocks GeoPackage output: pixel and georeferenced coordinates, opened by OGR and QGIS."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from core.blocks.__main__ import main as blocks_main
+from core.errors import InputError
+from core.formats.qgis_points import GroundControlPoints, write_points_file
+
+sys.path.insert(0, str(Path(__file__).parent))
+from test_blocks import A, B, _drawn_sheet
+
+# pixel -> map: easting = 1000 + 0.5 x, northing = 5000 - 0.5 y (0.5 m pixels, north up)
+AFFINE = np.array([[0.5, 0.0, 1000.0], [0.0, -0.5, 5000.0]])
+CRS = "EPSG:2154"
+
+
+@pytest.fixture(scope="module")
+def drawn(tmp_path_factory):
+    """The drawn sheet as PNG files, its mask, and a .points file of a known affine."""
+    d = tmp_path_factory.mktemp("drawn")
+    img, mask = _drawn_sheet()
+    cv2.imwrite(str(d / "001-INPUT.png"), cv2.cvtColor(img, cv2.COLOR_RGB2BGR))
+    cv2.imwrite(str(d / "001-INPUT-MASK.png"), mask.astype(np.uint8) * 255)
+    pixel = np.array([[50.0, 50.0], [1300.0, 60.0], [80.0, 950.0], [1250.0, 900.0]])
+    mapxy = pixel @ AFFINE[:, :2].T + AFFINE[:, 2]
+    write_points_file(d / "001.points", GroundControlPoints(mapxy, pixel, crs=CRS))
+    return d
+
+
+def _run(d: Path, out: Path, *extra: str) -> tuple[Path, Path]:
+    png, gpkg = out / "s.png", out / "s.gpkg"
+    assert blocks_main([str(d / "001-INPUT.png"), "--mask", str(d / "001-INPUT-MASK.png"),
+                        "--level", "shapes", "-o", str(png), "--gpkg", str(gpkg),
+                        *extra]) == 0
+    return png, gpkg
+
+
+def _features(gpkg: Path, layer: str) -> list[dict]:
+    from osgeo import ogr
+
+    ds = ogr.Open(str(gpkg))
+    lyr = ds.GetLayerByName(layer)
+    out = []
+    for f in lyr:
+        g = f.GetGeometryRef()
+        out.append({"id": f.GetField("id"), "area": f.GetField("area"),
+                    "perimeter": f.GetField("perimeter"), "envelope": g.GetEnvelope(),
+                    "valid": g.IsValid(),
+                    "parent": f.GetField("parent_id") if layer == "shapes" else None,
+                    "source": f.GetField("source")})
+    return out
+
+
+def test_pixel_coordinates_follow_qgis_unreferenced_raster(drawn, tmp_path):
+    png, gpkg = _run(drawn, tmp_path)
+    blocks = _features(gpkg, "blocks")
+    assert all(f["valid"] and f["source"] == "001-INPUT.png" for f in blocks)
+    x0, y0, x1, y1 = B
+    hit = [f for f in blocks if abs(f["envelope"][0] - x0) < 4
+           and abs(f["envelope"][1] - x1) < 4 and abs(f["envelope"][3] + y0) < 4]
+    assert len(hit) == 1
+    _, _, ymin, ymax = hit[0]["envelope"]
+    assert abs(ymin + y1) < 4 and abs(ymax + y0) < 4          # y = -row
+    assert hit[0]["area"] == pytest.approx((x1 - x0) * (y1 - y0), rel=0.03)
+    assert hit[0]["perimeter"] == pytest.approx(2 * (x1 - x0 + y1 - y0), rel=0.03)
+    shapes = _features(gpkg, "shapes")
+    count, _ = cv2.connectedComponents((cv2.imread(str(png), 0) > 0).astype(np.uint8),
+                                       connectivity=4)
+    assert len(shapes) == count - 1
+    block_ids = {f["id"] for f in blocks}
+    assert all(f["parent"] in block_ids for f in shapes)
+
+
+def test_georeferenced_polygons_in_the_points_crs(drawn, tmp_path):
+    _, gpkg = _run(drawn, tmp_path, "--georef", str(drawn / "001.points"))
+    from osgeo import ogr, osr
+
+    ds = ogr.Open(str(gpkg))
+    srs = ds.GetLayerByName("blocks").GetSpatialRef()
+    expected = osr.SpatialReference()
+    expected.SetFromUserInput(CRS)
+    assert srs is not None and srs.IsSame(expected)
+    x0, y0, x1, y1 = A
+    blocks = _features(gpkg, "blocks")
+    hit = [f for f in blocks if abs(f["envelope"][0] - (1000 + 0.5 * x0)) < 2
+           and abs(f["envelope"][1] - (1000 + 0.5 * x1)) < 2
+           and abs(f["envelope"][3] - (5000 - 0.5 * y0)) < 2]
+    assert len(hit) == 1
+    emin, emax, nmin, nmax = hit[0]["envelope"]
+    assert nmax == pytest.approx(5000 - 0.5 * y0, abs=2)
+    assert nmin == pytest.approx(5000 - 0.5 * y1, abs=2)
+    assert hit[0]["area"] == pytest.approx(0.25 * (x1 - x0) * (y1 - y0), rel=0.03)  # m2
+
+
+def test_georef_without_crs_line_is_an_error(drawn, tmp_path):
+    bad = tmp_path / "bad.points"
+    bad.write_text("mapX,mapY,sourceX,sourceY,enable\n0,0,0,0,1\n1,0,1,0,1\n0,1,0,-1,1\n")
+    with pytest.raises(InputError, match="CRS"):
+        _run(drawn, tmp_path, "--georef", str(bad))
+    assert not (tmp_path / "s.png").exists() and not (tmp_path / "s.gpkg").exists()
+
+
+@pytest.mark.qgis
+def test_geopackage_opens_in_qgis(drawn, tmp_path, qgis_app):
+    from qgis.core import QgsVectorLayer
+
+    png, gpkg = _run(drawn, tmp_path, "--georef", str(drawn / "001.points"))
+    count, _ = cv2.connectedComponents((cv2.imread(str(png), 0) > 0).astype(np.uint8),
+                                       connectivity=4)
+    layer = QgsVectorLayer(f"{gpkg}|layername=shapes", "shapes", "ogr")
+    assert layer.isValid()
+    assert layer.crs().authid() == CRS
+    assert layer.featureCount() == count - 1
+    assert all(f.geometry().isGeosValid() for f in layer.getFeatures())
+    _, pixel_gpkg = _run(drawn, tmp_path / "px")
+    blocks = QgsVectorLayer(f"{pixel_gpkg}|layername=blocks", "blocks", "ogr")
+    assert blocks.isValid() and not blocks.crs().isGeographic()
+    assert blocks.featureCount() == 4
+    assert all(f.geometry().isGeosValid() for f in blocks.getFeatures())

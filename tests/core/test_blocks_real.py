@@ -1,0 +1,34 @@
+"""Closed shapes of the real 1925 atlas crop, scored against its edge ground truth.
+
+Protocol (core.blocks.evaluate): the reference is the 4-connected regions of non-edge pixels
+of SHAPES-EDGE-GT.png inside the mask, without the street network (regions over 3 % of the
+mask), regions under 1000 px ignored. Anchor: the published deep edge maps of Chen et al.
+(ICDAR 2021) for this crop, labelled the same way, reach PQ 0.57 (SQ 0.85, RQ 0.68). The
+issue's target is PQ 0.65; this classical pipeline reaches about 0.50 (SQ 0.87, RQ 0.57),
+so the assertion is a regression floor below the measured value, not the target.
+"""
+
+from __future__ import annotations
+
+import cv2
+
+from core.blocks import segment_sheet
+from core.blocks.evaluate import closed_shapes_reference, shapes_quality
+from core.imageio import read_mask
+
+TARGET_PQ = 0.65  # the issue's target, not reached yet (see the module docstring)
+FLOOR_PQ = 0.47   # regression floor (measured 0.50)
+
+
+def test_real_crop_closed_shapes(real_crop):
+    mask = read_mask(real_crop / "INPUT-MASK.png")
+    edges = cv2.imread(str(real_crop / "SHAPES-EDGE-GT.png"), cv2.IMREAD_GRAYSCALE)
+    reference, ignored = closed_shapes_reference(edges, mask)
+    seg = segment_sheet(real_crop / "INPUT.jpg", mask, level="shapes")
+    result = shapes_quality(reference, ignored, seg.shapes > 0)
+    print(f"real crop shapes: PQ {result.pq:.3f} SQ {result.sq:.3f} RQ {result.rq:.3f} "
+          f"({result.n_matched} of {result.n_ref} shapes, {result.n_pred} predicted; "
+          f"target PQ {TARGET_PQ})")
+    assert result.n_ref == 1208
+    assert result.sq >= 0.85
+    assert result.pq >= FLOOR_PQ

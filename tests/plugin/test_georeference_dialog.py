@@ -1,0 +1,132 @@
+"""The "Detect graticule & georeference" dialog: its task, cancelling, picking an anchor."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from fake_iface import FakeIface
+from plugin_test_helpers import clear_project, fill_anchor, read_anchor, wait_for_task
+
+pytestmark = pytest.mark.qgis
+
+
+@pytest.fixture
+def dialog(plugin_package):
+    from graticule_georeferencer.plugin.dialogs.georeference_dialog import GeoreferenceDialog
+
+    clear_project()
+    iface = FakeIface()
+    dlg = GeoreferenceDialog(iface)
+    yield dlg
+    dlg.cleanup()
+    dlg.deleteLater()
+    clear_project()
+
+
+def _layers_by_name():
+    from qgis.core import QgsProject
+
+    return {layer.name(): layer for layer in QgsProject.instance().mapLayers().values()}
+
+
+def test_task_georeferences_and_adds_raster_below_points(dialog, sheet, tmp_path):
+    from qgis.core import QgsProject, QgsRasterLayer, QgsVectorLayer
+
+    dialog.sheet.set_file(sheet["image"])
+    fill_anchor(dialog.anchor_rows[0], *read_anchor(sheet["points"], 4))
+    dialog.outdir.setFilePath(str(tmp_path / "out"))
+    task = dialog.start_georeference()
+    assert task is not None and dialog.task is task
+    wait_for_task(dialog)
+    layers = _layers_by_name()
+    raster = layers["001-INPUT (georeferenced)"]
+    points = layers["001-INPUT intersections"]
+    assert isinstance(raster, QgsRasterLayer) and isinstance(points, QgsVectorLayer)
+    assert raster.crs().authid() == "EPSG:2154" and points.crs().authid() == "EPSG:2154"
+    outcome = dialog.last_outcome
+    assert points.featureCount() == len(outcome.result.pixel_xy) >= 4
+    assert raster.extent().contains(points.extent())
+    # the points are drawn above the raster, both in one group named after the sheet
+    group = QgsProject.instance().layerTreeRoot().findGroup("001-INPUT")
+    assert [n.layerId() for n in group.findLayers()] == [points.id(), raster.id()]
+    messages = dialog.iface.messages()
+    assert any("RMSE" in m and "px" in m for m in messages), messages
+    assert outcome.result.rmse_px < 1.5
+    assert (tmp_path / "out" / "001-INPUT.tif").is_file()
+    assert (tmp_path / "out" / "001-INPUT.intersections.gpkg").is_file()
+    assert "RMSE" in dialog.status.text()
+
+
+def test_cancelling_stops_the_task_and_writes_nothing(dialog, sheet, tmp_path):
+    dialog.sheet.set_file(sheet["image"])
+    fill_anchor(dialog.anchor_rows[0], *read_anchor(sheet["points"]))
+    out = tmp_path / "out"
+    dialog.outdir.setFilePath(str(out))
+    task = dialog.start_georeference()
+    progress = []
+
+    def cancel_once_started(value):
+        progress.append(value)
+        if len(progress) == 1:
+            dialog.progress.cancel()   # what the dialog's Cancel button does
+
+    task.progressChanged.connect(cancel_once_started)
+    wait_for_task(dialog)
+    assert progress, "the task never reported progress"
+    assert _layers_by_name() == {}
+    assert not out.exists() or not any(out.iterdir())
+    assert any("cancelled" in m for m in dialog.iface.messages())
+
+
+def test_problems_are_one_line_messages(dialog, sheet, tmp_path):
+    # a sheet without a .points file beside it and no anchor: the form says what to do
+    lonely = tmp_path / "lonely.jpg"
+    shutil.copy(sheet["image"], lonely)
+    dialog.sheet.set_file(lonely)
+    assert dialog.start_georeference() is None
+    assert "which intersection is which" in dialog.bar.items()[-1].text()
+    # a bad anchor
+    fill_anchor(dialog.anchor_rows[0], 10, 20, "abc", 4)
+    assert dialog.start_georeference() is None
+    assert "“abc” is not a number" in dialog.bar.items()[-1].text()
+    # core's InputError reaches the message bar as one line, without a traceback
+    fill_anchor(dialog.anchor_rows[0], 10, 20, 0, 0)
+    dialog.mask.setFilePath(str(tmp_path / "missing-mask.png"))
+    dialog.outdir.setFilePath(str(tmp_path / "out"))
+    dialog.start_georeference()
+    wait_for_task(dialog)
+    error = dialog.iface.messages()[-1]
+    assert "missing-mask.png" in error and "no such file" in error
+    assert "Traceback" not in error and "\n" not in error
+
+
+def test_pick_an_intersection_on_the_canvas(dialog, sheet, tmp_path):
+    from qgis.core import QgsPointXY
+
+    dialog.sheet.set_file(sheet["image"])
+    dialog.start_detection()
+    wait_for_task(dialog)
+    assert dialog.graticule is not None and len(dialog.graticule) >= 4
+    assert all(row.pick.isEnabled() for row in dialog.anchor_rows)
+    assert dialog.preview_layer.featureCount() == len(dialog.graticule)
+    x, y, e, n = read_anchor(sheet["points"], 2)
+    dialog.start_picking(dialog.anchor_rows[0])
+    canvas = dialog.iface.mapCanvas()
+    assert canvas.mapTool() is dialog.pick_tool
+    # a click 6 px beside the intersection, in canvas coordinates: (x, -y) on this sheet
+    dialog.pick_at(QgsPointXY(x + 6.0, -(y - 4.0)))
+    assert canvas.mapTool() is not dialog.pick_tool
+    row = dialog.anchor_rows[0]
+    assert float(row.x.text()) == pytest.approx(x, abs=3.0)
+    assert float(row.y.text()) == pytest.approx(y, abs=3.0)
+    row.e.setText(f"{e}")
+    row.n.setText(f"{n}")
+    dialog.outdir.setFilePath(str(tmp_path / "picked"))
+    request = dialog.request()
+    assert request.graticule is dialog.graticule   # no second detection
+    dialog.start_georeference()
+    wait_for_task(dialog)
+    assert dialog.last_outcome is not None
+    assert dialog.last_outcome.result.rmse_px < 1.5
+    assert dialog.preview_layer is None
