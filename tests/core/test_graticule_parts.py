@@ -101,7 +101,7 @@ def test_generated_sheets_are_found_to_a_fraction_of_a_pixel(seed, orientation):
     errors = [np.hypot(*(sheet.intersections - p).T).min() for p in found]
     assert np.median(errors) < 0.3
     # every intersection carries the grid index of its lines: one step is one grid cell
-    grid = {tuple(i): g for i, g in zip(result.index, _grid_of(sheet, result.points))}
+    grid = {tuple(i): g for i, g in zip(result.index, _grid_of(sheet, result.points), strict=True)}
     steps = {(a, b) for a in grid for b in grid if abs(a[0] - b[0]) + abs(a[1] - b[1]) == 1}
     assert steps
     for a, b in steps:
