@@ -21,8 +21,11 @@ from .linetrack import (
 
 LOCAL_HALF_LENGTH_PX = 256.0   # each line is fitted over this distance on both sides
 LOCAL_BLOCK_PX = 32
+LOCAL_RIDGE_HALF_WIDTH = 2     # narrower than for following: sees a line beside a thick one
 LOCAL_SEARCH_PX = 6.0          # how far from the predicted line it may be found
-LOCAL_MAX_SLOPE = 0.04         # how much it may turn from the predicted direction (2.3 deg)
+LOCAL_MAX_SLOPE = 0.04         # how much it may turn from an uncertain prediction (2.3 deg)
+LOCAL_MAX_SLOPE_TRUSTED = 0.01  # ... and from a trusted one (0.6 deg): a street outline
+                                # crossing the grid line at a small angle is not taken
 LOCAL_TOL_PX = 1.0             # a block's ridge within this of the local fit supports it
 LOCAL_SIGMA_PX = 64.0          # weight of a block falls as exp(-t^2 / 2 sigma^2)
 
@@ -50,8 +53,9 @@ def fit_local_line(gray: np.ndarray, centre: np.ndarray, direction: np.ndarray, 
                    nearest: bool = False) -> LocalLine | None:
     """The straight line best supported near ``centre`` along ``direction`` (None if unseen).
 
-    It must pass within ``search_px`` of ``centre`` and turn by at most LOCAL_MAX_SLOPE:
-    a line that only runs near the crossing further away (a street) is not taken for it.
+    It must pass within ``search_px`` of ``centre`` and turn by at most LOCAL_MAX_SLOPE
+    (LOCAL_MAX_SLOPE_TRUSTED with ``nearest``): a line that only runs near the crossing
+    further away or at a small angle (a street) is not taken for it.
     With ``nearest`` (the prediction is good), each block offers only its ridge nearest the
     prediction: of two parallel lines a few pixels apart (a distractor beside a grid line),
     the one the whole grid line leads to is kept, not the one with more ink here.
@@ -59,12 +63,13 @@ def fit_local_line(gray: np.ndarray, centre: np.ndarray, direction: np.ndarray, 
     d = direction / np.hypot(*direction)
     pk = block_peaks(gray, centre, d, -half_length, half_length, search_px=search_px,
                      valid_area=valid_area, min_strength=min_strength, peaks=3,
-                     block_px=LOCAL_BLOCK_PX)
+                     block_px=LOCAL_BLOCK_PX, ridge_half_width=LOCAL_RIDGE_HALF_WIDTH)
     ts, us = pk.samples(nearest)
     if len(ts) < 4:
         return None
     coef, inl = robust_polyfit(ts, us, 1, tol=1.5 * LOCAL_TOL_PX, iterations=150,
-                               max_slope=LOCAL_MAX_SLOPE, max_offset=search_px)
+                               max_slope=LOCAL_MAX_SLOPE_TRUSTED if nearest else LOCAL_MAX_SLOPE,
+                               max_offset=search_px)
     if inl.sum() < 4:
         return None
     # local linear regression at the crossing: near blocks weigh most, so a bend or a kink

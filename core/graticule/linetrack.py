@@ -202,12 +202,16 @@ def block_peaks(gray: np.ndarray, origin: np.ndarray, direction: np.ndarray, t0:
     cols = np.argsort(-score, axis=1)[:, :k]
     rows = np.arange(n_blocks)[:, None]
     ok = score[rows, cols] > 0
-    # sub-pixel: vertex of the parabola through the grey profile's three darkest samples
-    c = np.clip(cols, 1, r.shape[1] - 2)
-    a, b, cc = profiles[rows, c - 1], profiles[rows, c], profiles[rows, c + 1]
-    den = a - 2 * b + cc
+    # sub-pixel: centroid of the line's darkness below the level of its two sides (exact
+    # for a wide flat-bottomed line too, where a parabola through 3 samples is biased)
+    h = ridge_half_width
+    c = np.clip(cols, h, r.shape[1] - 1 - h)
+    offsets = np.arange(-h + 1, h)
+    window = profiles[rows[..., None], c[..., None] + offsets]            # (M, K, 2h-1)
+    sides = np.minimum(profiles[rows, c - h], profiles[rows, c + h])[..., None]
+    w = np.clip(sides - window, 0.0, None)
     with np.errstate(divide="ignore", invalid="ignore"):
-        frac = np.where(den > 0, np.clip(0.5 * (a - cc) / den, -0.5, 0.5), 0.0)
+        frac = np.where(w.sum(-1) > 0, (w * offsets).sum(-1) / w.sum(-1), 0.0)
     u = np.where(ok, c + frac - half, np.nan)
     strength = np.where(ok, r[rows, cols], 0.0)
     return BlockPeaks(t, u, strength, valid)
