@@ -13,8 +13,6 @@ from qgis.core import Qgis, QgsProject
 from qgis.gui import QgsFileWidget
 from qgis.PyQt.QtWidgets import (
     QComboBox,
-    QFormLayout,
-    QGroupBox,
     QHBoxLayout,
     QLabel,
     QPushButton,
@@ -27,7 +25,7 @@ from ..sheets import SheetError
 from ..tasks import CoreTask
 from ..vectorize import BlocksRequest, default_gpkg, vectorize_blocks
 from .task_dialog import TaskDialog
-from .widgets import SheetInput
+from .widgets import file_input
 
 
 class BlocksDialog(TaskDialog):
@@ -43,33 +41,20 @@ class BlocksDialog(TaskDialog):
     def _build(self) -> None:
         layout = QVBoxLayout(self)
         layout.addWidget(self.bar)
-        box = QGroupBox(tr("Scanned sheet"), self)
-        form = QFormLayout(box)
-        self.sheet = SheetInput(box)
-        self.sheet_label = QLabel(tr("Sheet"), box)
-        form.addRow(self.sheet_label, self.sheet)
-        self.mask = QgsFileWidget(box)
-        self.mask.setFilter(tr("PNG masks (*.png);;All files (*)"))
-        self.mask.lineEdit().setPlaceholderText(
+        box, form = self.sheet_box(
             tr("automatic: NNN-INPUT-MASK.png beside the sheet, else found on the sheet"))
-        self.mask_label = QLabel(tr("Map-area mask"), box)
-        form.addRow(self.mask_label, self.mask)
         self.level = QComboBox(box)
         self.level.addItem(tr("Building blocks"), "blocks")
         self.level.addItem(tr("Blocks and every closed shape inside them"), "shapes")
         self.level_label = QLabel(tr("Polygons"), box)
         form.addRow(self.level_label, self.level)
-        self.georef = QgsFileWidget(box)
-        self.georef.setFilter(tr("QGIS GCP files (*.points);;All files (*)"))
-        self.georef.lineEdit().setPlaceholderText(
-            tr("automatic: the sheet's own, or <sheet>_georef beside it; else pixels"))
+        self.georef = file_input(
+            box, tr("automatic: the sheet's own, or <sheet>_georef beside it; else pixels"),
+            tr("QGIS GCP files (*.points);;All files (*)"))
         self.georef_label = QLabel(tr("Georeferencing (.points)"), box)
         form.addRow(self.georef_label, self.georef)
-        self.output = QgsFileWidget(box)
-        self.output.setStorageMode(QgsFileWidget.StorageMode.SaveFile)
-        self.output.setFilter(tr("GeoPackage (*.gpkg)"))
-        self.output.lineEdit().setPlaceholderText(
-            tr("automatic: <sheet>_blocks.gpkg beside the sheet"))
+        self.output = file_input(box, tr("automatic: <sheet>_blocks.gpkg beside the sheet"),
+                                 tr("GeoPackage (*.gpkg)"), QgsFileWidget.StorageMode.SaveFile)
         self.output_label = QLabel(tr("Output GeoPackage"), box)
         form.addRow(self.output_label, self.output)
         layout.addWidget(box)

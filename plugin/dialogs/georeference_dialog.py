@@ -40,7 +40,7 @@ from ..layers import detected_points_layer, load_georef_outcome
 from ..sheets import SheetError, layer_to_pixel
 from ..tasks import CoreTask
 from .task_dialog import TaskDialog
-from .widgets import SheetInput
+from .widgets import file_input
 
 
 def transform_choices() -> list[tuple[str, str]]:
@@ -142,17 +142,8 @@ class GeoreferenceDialog(TaskDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(self.bar)
 
-        sheet_box = QGroupBox(tr("Scanned sheet"), self)
-        form = QFormLayout(sheet_box)
-        self.sheet = SheetInput(sheet_box)
-        self.sheet_label = QLabel(tr("Sheet"), sheet_box)
-        form.addRow(self.sheet_label, self.sheet)
-        self.mask = QgsFileWidget(sheet_box)
-        self.mask.setFilter(tr("PNG masks (*.png);;All files (*)"))
-        self.mask.lineEdit().setPlaceholderText(
+        sheet_box, _form = self.sheet_box(
             tr("automatic: NNN-INPUT-MASK.png beside the sheet, if any"))
-        self.mask_label = QLabel(tr("Map-area mask"), sheet_box)
-        form.addRow(self.mask_label, self.mask)
         layout.addWidget(sheet_box)
 
         grid_box = QGroupBox(tr("Graticule"), self)
@@ -190,10 +181,8 @@ class GeoreferenceDialog(TaskDialog):
                                      "on the map."), anchor_box)
         self.pick_status.setWordWrap(True)
         grid.addWidget(self.pick_status, 3, 0, 1, 6)
-        self.gcps = QgsFileWidget(anchor_box)
-        self.gcps.setFilter(tr("QGIS GCP files (*.points);;All files (*)"))
-        self.gcps.lineEdit().setPlaceholderText(
-            tr("automatic: <sheet>.points beside the sheet, if any"))
+        self.gcps = file_input(anchor_box, tr("automatic: <sheet>.points beside the sheet, if any"),
+                               tr("QGIS GCP files (*.points);;All files (*)"))
         self.gcps_label = QLabel(tr("Known points (.points)"), anchor_box)
         grid.addWidget(self.gcps_label, 4, 0)
         grid.addWidget(self.gcps, 4, 1, 1, 5)
@@ -211,10 +200,8 @@ class GeoreferenceDialog(TaskDialog):
         self.transform.setCurrentIndex(self.transform.findData("affine"))
         self.transform_label = QLabel(tr("Transform"), out_box)
         form.addRow(self.transform_label, self.transform)
-        self.outdir = QgsFileWidget(out_box)
-        self.outdir.setStorageMode(QgsFileWidget.StorageMode.GetDirectory)
-        self.outdir.lineEdit().setPlaceholderText(tr("automatic: <sheet>_georef beside the "
-                                                     "sheet"))
+        self.outdir = file_input(out_box, tr("automatic: <sheet>_georef beside the sheet"),
+                                 mode=QgsFileWidget.StorageMode.GetDirectory)
         self.outdir_label = QLabel(tr("Output folder"), out_box)
         form.addRow(self.outdir_label, self.outdir)
         layout.addWidget(out_box)

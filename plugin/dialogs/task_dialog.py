@@ -10,11 +10,11 @@ from __future__ import annotations
 from qgis.core import Qgis, QgsApplication
 from qgis.gui import QgsMessageBar
 from qgis.PyQt.QtCore import Qt
-from qgis.PyQt.QtWidgets import QDialog, QLabel, QSizePolicy
+from qgis.PyQt.QtWidgets import QDialog, QFormLayout, QGroupBox, QLabel, QSizePolicy
 
 from ..i18n import tr
 from ..tasks import CoreTask
-from .widgets import TaskProgress
+from .widgets import SheetInput, TaskProgress, file_input
 
 
 class TaskDialog(QDialog):
@@ -32,6 +32,18 @@ class TaskDialog(QDialog):
         self.status = QLabel("", self)
         self.status.setWordWrap(True)
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+
+    def sheet_box(self, mask_placeholder: str) -> tuple[QGroupBox, QFormLayout]:
+        """The "Scanned sheet" group: ``self.sheet`` and ``self.mask`` with their labels."""
+        box = QGroupBox(tr("Scanned sheet"), self)
+        form = QFormLayout(box)
+        self.sheet = SheetInput(box)
+        self.sheet_label = QLabel(tr("Sheet"), box)
+        form.addRow(self.sheet_label, self.sheet)
+        self.mask = file_input(box, mask_placeholder, tr("PNG masks (*.png);;All files (*)"))
+        self.mask_label = QLabel(tr("Map-area mask"), box)
+        form.addRow(self.mask_label, self.mask)
+        return box, form
 
     def warn(self, text: str) -> None:
         """A problem with the form, in the dialog's own message bar."""

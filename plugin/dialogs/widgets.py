@@ -1,11 +1,11 @@
-"""Small widgets the dialogs share: a sheet chooser, a progress row."""
+"""Small widgets the dialogs share: a sheet chooser, a file field, a progress row."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from qgis.core import QgsMapLayerProxyModel, QgsProject, QgsRasterLayer
-from qgis.gui import QgsMapLayerComboBox
+from qgis.gui import QgsFileWidget, QgsMapLayerComboBox
 from qgis.PyQt.QtCore import pyqtSignal
 from qgis.PyQt.QtWidgets import (
     QFileDialog,
@@ -18,6 +18,18 @@ from qgis.PyQt.QtWidgets import (
 
 from ..i18n import tr
 from ..sheets import SheetError, layer_file
+
+
+def file_input(parent, placeholder: str, file_filter: str = "",
+               mode: QgsFileWidget.StorageMode = QgsFileWidget.StorageMode.GetFile
+               ) -> QgsFileWidget:
+    """A file (or folder) field whose empty state shows ``placeholder`` (what happens then)."""
+    widget = QgsFileWidget(parent)
+    widget.setStorageMode(mode)
+    if file_filter:
+        widget.setFilter(file_filter)
+    widget.lineEdit().setPlaceholderText(placeholder)
+    return widget
 
 
 class SheetInput(QWidget):
