@@ -80,6 +80,11 @@ class CoarseScan:
         """The rotated column of a full-resolution rho at a scanned angle."""
         return round((rho - self.centre_rho[angle_index]) / self.scale + self.canvas / 2)
 
+    def subset(self, rows: slice) -> CoarseScan:
+        """The scan of the angles ``rows`` only."""
+        return CoarseScan(self.angles_deg[rows], self.scores[rows], self.scale,
+                          self.centre_rho[rows], self.canvas, self.strips[rows])
+
 
 def scan_lines(ridge: np.ndarray, valid: np.ndarray, scale: float, angles_deg: np.ndarray, *,
                strip_px: int, drift_px: int = 1, quantile: float = 0.4,
@@ -109,34 +114,70 @@ def scan_lines(ridge: np.ndarray, valid: np.ndarray, scale: float, angles_deg: n
     scores = np.zeros((len(angles_deg), canvas), np.float32)
     strips = np.zeros((len(angles_deg), canvas), np.int32)
     drift_kernel = np.ones((1, 2 * drift_px + 1), np.uint8)
+    edge_window = max(3, round(EDGE_WINDOW_PX / scale)) if drop_edges else 0
+
+    def score(i: int, sums: np.ndarray) -> None:
+        scores[i], strips[i] = _column_scores(sums, strip_px, drift_kernel, quantile,
+                                              edge_window)
+
+    partner = _perpendicular_partners(angles_deg)
     for i, angle in enumerate(angles_deg):
+        if i in partner.values():
+            continue   # scored from its partner's rotation
         m = cv2.getRotationMatrix2D((w / 2, h / 2), float(angle), 1.0)
         m[:, 2] += shift
-        rot = cv2.warpAffine(packed, m, (canvas, canvas), flags=cv2.INTER_LINEAR)
-        sums = rot.reshape(n_strips, strip_px, canvas, 2).sum(axis=1, dtype=np.float32)
-        ink, cover = sums[..., 0] / 16.0, sums[..., 1] / 255.0
-        # a line is more ink than both neighbours two columns away (texture is not)
-        sides = np.full_like(ink, np.inf)
-        sides[:, SIDE_PX:-SIDE_PX] = np.maximum(ink[:, :-2 * SIDE_PX], ink[:, 2 * SIDE_PX:])
-        tophat = cv2.dilate(np.where(np.isfinite(sides), ink - sides, 0).astype(np.float32),
-                            drift_kernel)
-        full = cover >= 0.8 * strip_px
-        per_px = np.where(full, tophat / np.maximum(cover, 1.0), np.inf)
-        per_px.sort(axis=0)   # valid values first, in increasing order
-        n_full = full.sum(axis=0)
-        strips[i] = n_full
-        rank = np.floor(quantile * np.maximum(n_full - 1, 0)).astype(int)
-        q = np.take_along_axis(per_px, rank[None, :], axis=0)[0]
-        ok = n_full >= 2
-        if drop_edges:
-            ok &= ~_one_sided(ink.sum(axis=0), cover.sum(axis=0),
-                              max(3, round(EDGE_WINDOW_PX / scale)))
-        if ok.sum() > 4:
-            baseline = np.median(q[ok])   # what clutter alone gives along a line
-            scores[i, ok] = (q[ok] - baseline) * np.sqrt(n_full[ok])
+        # one spare column on the right: the perpendicular angle's strips (below)
+        rot = cv2.warpAffine(packed, m, (canvas + 1, canvas), flags=cv2.INTER_LINEAR)
+        score(i, rot[:, :canvas].reshape(n_strips, strip_px, canvas, 2)
+              .sum(axis=1, dtype=np.float32))
+        if i in partner:
+            # turning by 90 more degrees about the canvas centre maps (x, y) to
+            # (y, canvas - x): the rotation at angle + 90 is this one's columns 1 .. canvas
+            # turned counter-clockwise (column canvas is margin, all zero)
+            turned = cv2.rotate(rot[:, 1:], cv2.ROTATE_90_COUNTERCLOCKWISE)
+            score(partner[i], turned.reshape(n_strips, strip_px, canvas, 2)
+                  .sum(axis=1, dtype=np.float32))
     t = np.radians(angles_deg)
     centre_rho = ((w / 2) * np.cos(t) + (h / 2) * np.sin(t)) * scale
     return CoarseScan(np.asarray(angles_deg, float), scores, scale, centre_rho, canvas, strips)
+
+
+def _perpendicular_partners(angles_deg: np.ndarray) -> dict[int, int]:
+    """{i: j} where angle j is angle i + 90 degrees: both are scored from one rotation."""
+    out: dict[int, int] = {}
+    for i, a in enumerate(angles_deg):
+        if i in out.values():
+            continue
+        j = np.flatnonzero(np.abs(np.asarray(angles_deg) - (a + 90.0)) < 1e-6)
+        if len(j) and int(j[0]) not in out and int(j[0]) not in out.values():
+            out[i] = int(j[0])
+    return out
+
+
+def _column_scores(sums: np.ndarray, strip_px: int, drift_kernel: np.ndarray,
+                   quantile: float, edge_window: int) -> tuple[np.ndarray, np.ndarray]:
+    """(score, number of valid strips) of every rotated column from its strip sums
+    ``(n_strips, D, 2)``: ink x 16 and cover x 255 (see :func:`scan_lines`)."""
+    ink, cover = sums[..., 0] / 16.0, sums[..., 1] / 255.0
+    scores = np.zeros(ink.shape[1], np.float32)
+    # a line is more ink than both neighbours two columns away (texture is not)
+    sides = np.full_like(ink, np.inf)
+    sides[:, SIDE_PX:-SIDE_PX] = np.maximum(ink[:, :-2 * SIDE_PX], ink[:, 2 * SIDE_PX:])
+    tophat = cv2.dilate(np.where(np.isfinite(sides), ink - sides, 0).astype(np.float32),
+                        drift_kernel)
+    full = cover >= 0.8 * strip_px
+    per_px = np.where(full, tophat / np.maximum(cover, 1.0), np.inf)
+    per_px.sort(axis=0)   # valid values first, in increasing order
+    n_full = full.sum(axis=0)
+    rank = np.floor(quantile * np.maximum(n_full - 1, 0)).astype(int)
+    q = np.take_along_axis(per_px, rank[None, :], axis=0)[0]
+    ok = n_full >= 2
+    if edge_window:
+        ok &= ~_one_sided(ink.sum(axis=0), cover.sum(axis=0), edge_window)
+    if ok.sum() > 4:
+        baseline = np.median(q[ok])   # what clutter alone gives along a line
+        scores[ok] = (q[ok] - baseline) * np.sqrt(n_full[ok])
+    return scores, n_full
 
 
 def _one_sided(ink: np.ndarray, cover: np.ndarray, window: int) -> np.ndarray:

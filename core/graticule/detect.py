@@ -44,7 +44,7 @@ class DetectionSettings:
     """Tuning of the detector; the defaults suit 1:5000 atlas sheets scanned at 300 dpi."""
 
     hypotheses: int = 8             # angle hypotheses ranked with a coarse fine-step scan
-    finalists: int = 2              # of which this many are examined at the fine scale
+    finalists: int = 3              # of which this many are examined at the fine scale
     search_px: float = 24.0         # how far a fine-scan line may be from the true line
     min_coverage: float = 0.25      # share of its length a grid line must show
     min_strength: float = 6.0       # ridge depth (grey levels) that counts as line evidence

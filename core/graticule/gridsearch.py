@@ -157,11 +157,12 @@ def angle_hypotheses(scan: CoarseScan, count: int, min_spacing_px: float,
     return out
 
 
-def lines_near_angle(images: ReducedImages, angle_deg: float, *, fine: bool,
-                     half_range_deg: float = 0.9, step_deg: float = 0.3,
-                     count: int = 16) -> tuple[list[LineCandidate], CoarseScan]:
-    """Lines near ``angle_deg`` found by a scan in small angle steps (strongest first), at the
-    fine scale or (cheaper, to rank many hypotheses) at the coarse one; and the scan.
+def families_near_angle(images: ReducedImages, angle_deg: float, *, fine: bool,
+                        half_range_deg: float = 0.9, step_deg: float = 0.3, count: int = 16
+                        ) -> list[tuple[list[LineCandidate], CoarseScan]]:
+    """Lines near ``angle_deg`` and near ``angle_deg + 90`` (strongest first), found by a scan
+    in small angle steps at the fine scale or (cheaper, to rank many hypotheses) at the coarse
+    one; and each family's scan. One rotation serves both families.
 
     Angles stay continuous around ``angle_deg`` (not wrapped into [-45, 135)), so that all
     lines of one family share one orientation of their normal.
@@ -171,11 +172,15 @@ def lines_near_angle(images: ReducedImages, angle_deg: float, *, fine: bool,
     else:
         img, valid, s = images.coarse, images.coarse_valid, images.coarse_scale
     angles = np.arange(angle_deg - half_range_deg, angle_deg + half_range_deg + 1e-9, step_deg)
-    scan = scan_lines(img, valid, s, angles, strip_px=max(8, STRIP_PX // s), drift_px=1,
-                      drop_edges=not images.masked)
-    lines = candidate_lines(scan, count, angle_window_deg=2 * half_range_deg + 1,
-                            rho_window_px=3 * s)
-    return lines, scan
+    n = len(angles)
+    scan = scan_lines(img, valid, s, np.r_[angles, angles + 90.0],
+                      strip_px=max(8, STRIP_PX // s), drift_px=1, drop_edges=not images.masked)
+    out = []
+    for rows in (slice(0, n), slice(n, 2 * n)):
+        family = scan.subset(rows)
+        out.append((candidate_lines(family, count, angle_window_deg=2 * half_range_deg + 1,
+                                    rho_window_px=3 * s), family))
+    return out
 
 
 def predicted_teeth(scan: CoarseScan, angle_deg: float, phase: float, spacing: float) -> int:
@@ -196,7 +201,8 @@ def comb_evidence(lines: list[LineCandidate], spacing: float,
 
     Every line is tried as the comb's anchor; the score is the summed strength of the lines
     on the comb (the strongest one per tooth), minus half the mean strength for every tooth
-    missing between them.
+    missing between them. All anchors are scored at once; the best one's members and phase
+    are then worked out.
     """
     if not lines:
         return 0.0, 0.0, []
@@ -205,20 +211,26 @@ def comb_evidence(lines: list[LineCandidate], spacing: float,
     rel = (rhos[None, :] - rhos[:, None]) / spacing          # (anchor, line)
     k = np.round(rel)
     on = np.abs(rel - k) * spacing <= tol
-    best = (-np.inf, 0.0, [])
-    for a in range(len(lines)):
-        idx = np.flatnonzero(on[a])
-        ks = k[a, idx].astype(int)
-        order = np.lexsort((-w[idx], ks))          # by tooth, strongest first
-        ks, idx = ks[order], idx[order]
-        first = np.r_[True, ks[1:] != ks[:-1]]
-        members, teeth = idx[first], ks[first]
-        missing = int(teeth[-1] - teeth[0] + 1 - len(teeth))
-        score = float(w[members].sum() - 0.5 * missing * w[members].mean())
-        if score > best[0]:
-            phase = float(np.median(rhos[members] - teeth * spacing))
-            best = (score, phase, members.tolist())
-    return best
+    anchor, line = np.nonzero(on)                            # every anchor is on its comb
+    tooth = k[anchor, line]
+    order = np.lexsort((-w[line], tooth, anchor))            # by anchor, tooth, strength
+    anchor, line, tooth = anchor[order], line[order], tooth[order]
+    first = np.r_[True, (anchor[1:] != anchor[:-1]) | (tooth[1:] != tooth[:-1])]
+    anchor, line, tooth = anchor[first], line[first], tooth[first]
+    n = len(lines)
+    total = np.bincount(anchor, weights=w[line], minlength=n)
+    count = np.bincount(anchor, minlength=n)
+    starts = np.flatnonzero(np.r_[True, anchor[1:] != anchor[:-1]])
+    span = np.maximum.reduceat(tooth, starts) - np.minimum.reduceat(tooth, starts) + 1
+    missing = span - count[anchor[starts]]
+    scores = np.full(n, -np.inf)
+    a = anchor[starts]
+    scores[a] = total[a] - 0.5 * missing * total[a] / count[a]
+    best = int(np.argmax(scores))
+    pick = anchor == best
+    members, teeth = line[pick], tooth[pick]
+    phase = float(np.median(rhos[members] - teeth * spacing))
+    return float(scores[best]), phase, members.tolist()
 
 
 def evaluate_hypothesis(images: ReducedImages, angle_deg: float, spacing_guess: float,
@@ -234,8 +246,7 @@ def evaluate_hypothesis(images: ReducedImages, angle_deg: float, spacing_guess: 
     lines, rails or a frame, fit a comb of their own spacing trivially).
     """
     other = angle_deg + 90.0
-    fam_a, scan_a = lines_near_angle(images, angle_deg, fine=fine)
-    fam_b, scan_b = lines_near_angle(images, other, fine=fine)
+    (fam_a, scan_a), (fam_b, scan_b) = families_near_angle(images, angle_deg, fine=fine)
     # the comb is measured with every line's rho at one angle (see _at_common_angle)
     comb_a, comb_b = _at_common_angle(images, fam_a), _at_common_angle(images, fam_b)
     spacings = _spacing_candidates(fam_a, fam_b, spacing_guess, min_spacing_px,
@@ -308,7 +319,7 @@ def _spacing_candidates(fam_a: list[LineCandidate], fam_b: list[LineCandidate], 
     return merged
 
 
-def find_grid(images: ReducedImages, *, hypotheses: int = 8, finalists: int = 2,
+def find_grid(images: ReducedImages, *, hypotheses: int = 8, finalists: int = 3,
               min_spacing_px: float = 250.0, max_spacing_px: float = 8000.0,
               spacing_hint: float | None = None) -> GridHypothesis | None:
     """The best graticule hypothesis, or None when no angle shows any comb.
