@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import importlib
 import os
 import sys
@@ -44,7 +45,15 @@ def qgis_app():
     plugins_dir = "/usr/share/qgis/python/plugins"
     if plugins_dir not in sys.path:
         sys.path.append(plugins_dir)
-    return app
+    yield app
+    # Qt objects left to the garbage collector after the session die after QGIS's singletons
+    # and crash the interpreter on exit: delete them while QGIS still runs.
+    from qgis.core import QgsProject
+    from qgis.PyQt.QtCore import QCoreApplication, QEvent
+
+    QgsProject.instance().clear()
+    QCoreApplication.sendPostedEvents(None, QEvent.DeferredDelete)
+    gc.collect()
 
 
 @pytest.fixture(scope="session")

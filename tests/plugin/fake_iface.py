@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from qgis.core import QgsProject, QgsRasterLayer
 from qgis.gui import QgsMapCanvas, QgsMessageBar
+from qgis.PyQt.QtCore import QCoreApplication, QEvent
 from qgis.PyQt.QtWidgets import QMainWindow, QToolBar
 
 
@@ -23,6 +24,18 @@ class FakeIface:
         self.raster_menu: list[tuple[str, object]] = []
         self.toolbars: list[QToolBar] = []
         self.active_layer = None
+
+    def dispose(self, *widgets) -> None:
+        """Delete ``widgets`` and the main window (with every child) now, while QGIS runs.
+
+        Left to the garbage collector at exit, Qt objects die after QGIS's singletons and
+        the interpreter crashes on the way out."""
+        for widget in widgets:
+            widget.close()
+            widget.deleteLater()
+        self.main_window.close()
+        self.main_window.deleteLater()
+        QCoreApplication.sendPostedEvents(None, QEvent.DeferredDelete)
 
     def mainWindow(self):
         return self.main_window

@@ -98,7 +98,8 @@ def test_dialog_vectorizes_a_georeferenced_geotiff(plugin_package, sheet, tmp_pa
     gdal.Translate(str(tif), str(sheet["image"]), outputSRS="EPSG:2154",
                    outputBounds=[650000, 6862500, 651250, 6861250])
     clear_project()
-    dialog = BlocksDialog(FakeIface())
+    iface = FakeIface()
+    dialog = BlocksDialog(iface)
     try:
         dialog.sheet.set_file(tif)
         dialog.mask.setFilePath(str(sheet["mask"]))
@@ -120,5 +121,5 @@ def test_dialog_vectorizes_a_georeferenced_geotiff(plugin_package, sheet, tmp_pa
         assert "georeferenced like the sheet" in message and "blocks" in message
     finally:
         dialog.cleanup()
-        dialog.deleteLater()
+        iface.dispose(dialog)
         clear_project()

@@ -20,7 +20,7 @@ def dialog(plugin_package):
     dlg = GeoreferenceDialog(iface)
     yield dlg
     dlg.cleanup()
-    dlg.deleteLater()
+    iface.dispose(dlg)
     clear_project()
 
 

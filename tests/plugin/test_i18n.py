@@ -61,7 +61,8 @@ def test_dialog_texts_are_french(french):
     from graticule_georeferencer.plugin.dialogs.blocks_dialog import BlocksDialog
     from graticule_georeferencer.plugin.dialogs.georeference_dialog import GeoreferenceDialog
 
-    dialog = GeoreferenceDialog(FakeIface())
+    iface = FakeIface()
+    dialog = GeoreferenceDialog(iface)
     try:
         assert dialog.windowTitle() == "Détecter le carroyage et géoréférencer"
         assert dialog.sheet_label.text() == "Planche"
@@ -73,15 +74,16 @@ def test_dialog_texts_are_french(french):
         assert dialog.transform.itemText(1) == "Affine (garde les pixels du scan)"
         assert dialog.anchor_rows[0].pick.text() == "Choisir sur la carte"
     finally:
-        dialog.deleteLater()
-    blocks = BlocksDialog(FakeIface())
+        iface.dispose(dialog)
+    iface = FakeIface()
+    blocks = BlocksDialog(iface)
     try:
         assert blocks.windowTitle() == "Vectoriser les îlots"
         assert blocks.level.itemText(0) == "Îlots"
         assert blocks.run_button.text() == "Vectoriser"
         assert blocks.mask_label.text() == "Masque de l'emprise"
     finally:
-        blocks.deleteLater()
+        iface.dispose(blocks)
 
 
 def test_numbers_are_written_the_french_way(plugin_package):

@@ -112,7 +112,6 @@ def test_dialog_and_result_pictures(plugin_package, sheet_dir, picture_dir):
             assert blocks_dialog.last_outcome is not None, iface.messages()
         finally:
             blocks_dialog.cleanup()
-            blocks_dialog.deleteLater()
         layers = {layer.name(): layer for layer in QgsProject.instance().mapLayers().values()}
         blocks = layers["016-INPUT blocks"]
         assert blocks.crs().authid() == "EPSG:2154"
@@ -121,7 +120,7 @@ def test_dialog_and_result_pictures(plugin_package, sheet_dir, picture_dir):
         assert _has_colour(shown, (190, 120, 95), tol=45) > 0.02 * shown.shape[0] ** 2
     finally:
         dialog.cleanup()
-        dialog.deleteLater()
+        iface.dispose(dialog)   # and blocks_dialog, a child of the main window
         clear_project()
         shutil.rmtree(folder, ignore_errors=True)
     for name in ("plugin-pick.png", "plugin-dialog.png", "plugin-result.png",
