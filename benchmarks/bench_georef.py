@@ -68,19 +68,6 @@ def _sheet(size: int, seed: int) -> tuple[_Truth, Path]:
     return truth, paths["image"]
 
 
-def _image_oriented_index(sheet) -> np.ndarray:
-    g, sp = sheet.grid_xy, sheet.grid_spacing_m
-    c = g.mean(axis=0)
-    p0 = sheet.grid_to_pixel(c[0], c[1])
-    step_e = sheet.grid_to_pixel(c[0] + sp, c[1]) - p0
-    step_n = sheet.grid_to_pixel(c[0], c[1] + sp) - p0
-    if abs(step_e[0]) >= abs(step_n[0]):
-        col, row = np.sign(step_e[0]) * g[:, 0], np.sign(step_n[1]) * g[:, 1]
-    else:
-        col, row = np.sign(step_n[0]) * g[:, 1], np.sign(step_e[1]) * g[:, 0]
-    idx = np.round(np.column_stack([col, row]) / sp).astype(int)
-    return idx - idx.min(axis=0)
-
 
 def _detect(sheet, image: Path, mask: Path):
     from core.georef.grid_labels import graticule_from_points
@@ -96,7 +83,7 @@ def _detect(sheet, image: Path, mask: Path):
     else:
         rng = np.random.default_rng(0)
         noisy = sheet.intersections + rng.normal(0, 0.7, sheet.intersections.shape)
-        result = graticule_from_points(noisy, _image_oriented_index(sheet), sheet.size)
+        result = graticule_from_points(noisy, sheet.grid_index(), sheet.size)
         how = "NOT AVAILABLE: true intersections + 0.7 px noise stand in"
     dt = time.perf_counter() - t
     print(f"detection: {dt:.2f} s ({_cpu() - c:.1f} CPU s), {len(result)} intersections "

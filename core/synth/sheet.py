@@ -63,6 +63,25 @@ class SyntheticSheet:
         """PROJ string of the grid CRS."""
         return str(self.params["grid_crs"])
 
+    def grid_index(self) -> np.ndarray:
+        """``(N, 2)`` int (column, row) of each intersection, as a detector numbers them.
+
+        Columns count the line family closer to vertical from left to right, rows the other
+        family from top to bottom, both starting at 0 (``GraticuleResult.index`` convention),
+        whatever the sheet's rotation.
+        """
+        g, spacing = self.grid_xy, self.grid_spacing_m
+        centre = g.mean(axis=0)
+        p0 = self.grid_to_pixel(centre[0], centre[1])
+        step_e = self.grid_to_pixel(centre[0] + spacing, centre[1]) - p0
+        step_n = self.grid_to_pixel(centre[0], centre[1] + spacing) - p0
+        if abs(step_e[0]) >= abs(step_n[0]):
+            col, row = np.sign(step_e[0]) * g[:, 0], np.sign(step_n[1]) * g[:, 1]
+        else:
+            col, row = np.sign(step_n[0]) * g[:, 1], np.sign(step_e[1]) * g[:, 0]
+        index = np.round(np.column_stack([col, row]) / spacing).astype(int)
+        return index - index.min(axis=0)
+
 
 def encode_jpeg(image: np.ndarray, quality: int) -> bytes:
     """RGB uint8 image as baseline JPEG bytes (OpenCV, 4:2:0 chroma subsampling)."""

@@ -52,20 +52,6 @@ def _sheet_with_gcps(tmp_path: Path, w: int = 640, h: int = 480, noise: float = 
 
 # ------------------------------------------------------------------ generated sheets
 
-def _image_oriented_index(sheet) -> np.ndarray:
-    """What a detector returns as (column, row) for the sheet's true intersections."""
-    g, sp = sheet.grid_xy, sheet.grid_spacing_m
-    c = g.mean(axis=0)
-    p0 = sheet.grid_to_pixel(c[0], c[1])
-    step_e = sheet.grid_to_pixel(c[0] + sp, c[1]) - p0
-    step_n = sheet.grid_to_pixel(c[0], c[1] + sp) - p0
-    if abs(step_e[0]) >= abs(step_n[0]):
-        col, row = np.sign(step_e[0]) * g[:, 0], np.sign(step_n[1]) * g[:, 1]
-    else:
-        col, row = np.sign(step_n[0]) * g[:, 1], np.sign(step_e[1]) * g[:, 0]
-    idx = np.round(np.column_stack([col, row]) / sp).astype(int)
-    return idx - idx.min(axis=0)
-
 
 @pytest.mark.parametrize(("seed", "overrides", "n_anchors"),
                          [(3, {"orientation": "tilted"}, 1), (2, {"orientation": "rot90"}, 2)])
@@ -79,7 +65,7 @@ def test_generated_sheet_lands_within_1_5x_the_best_affine_residual(tmp_path, se
     paths = write_sheet(sheet, tmp_path, f"{seed:03d}")
     rng = np.random.default_rng(seed)
     detected = sheet.intersections + rng.normal(0, 0.7, sheet.intersections.shape)
-    index = _image_oriented_index(sheet)
+    index = sheet.grid_index()
     graticule = graticule_from_points(detected, index, sheet.image.shape[1::-1])
     picks = [0, len(detected) - 1][:n_anchors]
     raster_xy = sheet.intersections + CENTRE_TO_CORNER   # GCPs use raster coordinates
@@ -110,7 +96,7 @@ def test_default_points_file_beside_the_input_names_the_intersections(tmp_path):
 
     sheet = generate_sheet(5, 1600, spacing_px=400.0, difficulty=0.3, orientation="rot90")
     paths = write_sheet(sheet, tmp_path, "005")
-    graticule = graticule_from_points(sheet.intersections, _image_oriented_index(sheet),
+    graticule = graticule_from_points(sheet.intersections, sheet.grid_index(),
                                       sheet.image.shape[1::-1])
     res = georeference(paths["image"], "paris-atlas", graticule=graticule)
     assert res.report["gcp_file"] == str(paths["points"])
