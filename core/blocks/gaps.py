@@ -14,12 +14,12 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 from scipy.spatial import cKDTree
 
-from .thinning import neighbour_count
+from .thinning import end_points
 
 
 def line_ends(skeleton: np.ndarray, radius: int) -> tuple[np.ndarray, np.ndarray]:
     """End points ``(N, 2)`` (x, y) of a skeleton and their unit directions ``(N, 2)``."""
-    ends = (skeleton > 0) & (neighbour_count(skeleton) == 1)
+    ends = end_points(skeleton)
     ys, xs = np.nonzero(ends)
     if len(ys) == 0:
         return np.zeros((0, 2)), np.zeros((0, 2))
@@ -157,3 +157,64 @@ def join_corner_rays(skeleton: np.ndarray, max_extend: float, min_angle: float =
             cv2.line(out, (int(points[e][0]), int(points[e][1])), (mx, my), 1, 1)
         joined += 1
     return out, joined
+
+
+def ray_hits(skeleton: np.ndarray, points: np.ndarray, direction: np.ndarray,
+             max_len: float, start: float = 3.0, spread: float = 0.03) -> np.ndarray:
+    """Distance along each ray (from ``points`` along unit ``direction``) to the first
+    line pixel at most ``1 + spread * distance`` px to either side of it, or inf."""
+    height, width = skeleton.shape
+    n = len(points)
+    hit = np.full(n, np.inf)
+    if n == 0:
+        return hit
+    steps = np.arange(start, max_len + 0.5, 1.0)
+    half = int(np.ceil(1 + spread * max_len))
+    normal = np.stack([-direction[:, 1], direction[:, 0]], axis=1)
+    for chunk in range(0, n, 4096):
+        sl = slice(chunk, chunk + 4096)
+        p, d, q = points[sl], direction[sl], normal[sl]
+        best = np.full(len(p), np.inf)
+        for k in range(-half, half + 1):
+            reach = np.abs(k) <= 1 + spread * steps
+            xs = np.rint(p[:, None, 0] + d[:, None, 0] * steps + q[:, None, 0] * k).astype(int)
+            ys = np.rint(p[:, None, 1] + d[:, None, 1] * steps + q[:, None, 1] * k).astype(int)
+            inside = (xs >= 0) & (xs < width) & (ys >= 0) & (ys < height) & reach[None, :]
+            on = np.zeros(xs.shape, bool)
+            on[inside] = skeleton[ys[inside], xs[inside]] > 0
+            first = np.where(on.any(axis=1), steps[on.argmax(axis=1)], np.inf)
+            best = np.minimum(best, first)
+        hit[sl] = best
+    return hit
+
+
+def extend_ends(skeleton: np.ndarray, max_len: float, *, to_ends_only: bool = False,
+                end_radius: float = 3.0, radius: int = 10) -> tuple[np.ndarray, int]:
+    """Extend line ends straight ahead to the first line they meet within ``max_len`` px:
+    outlines broken near a corner or in the middle of an edge. Shortest extensions first;
+    an end reached by another's extension is no longer extended. With ``to_ends_only``,
+    only extensions arriving within ``end_radius`` px of another line end are drawn."""
+    points, direction = line_ends(skeleton, radius)
+    ok = np.hypot(direction[:, 0], direction[:, 1]) > 0
+    points, direction = points[ok], direction[ok]
+    if len(points) == 0:
+        return skeleton, 0
+    dist = ray_hits(skeleton, points, direction, max_len)
+    target = points + direction * np.where(np.isfinite(dist), dist, 0)[:, None]
+    tree = cKDTree(points)
+    near, partner = tree.query(target, k=1)
+    at_end = np.isfinite(dist) & (near <= end_radius)
+    chosen = np.flatnonzero(at_end if to_ends_only else np.isfinite(dist))
+    used = np.zeros(len(points), bool)
+    out = skeleton.copy()
+    drawn = 0
+    for k in chosen[np.argsort(dist[chosen])]:
+        if used[k]:
+            continue
+        used[k] = True
+        if at_end[k]:
+            used[partner[k]] = True
+        tx, ty = np.rint(target[k]).astype(int)
+        cv2.line(out, (int(points[k][0]), int(points[k][1])), (int(tx), int(ty)), 1, 1)
+        drawn += 1
+    return out, drawn

@@ -8,6 +8,8 @@ not line work.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import cv2
 import numpy as np
 
@@ -24,7 +26,8 @@ def ink_strength(rgb: np.ndarray, s: BlockSettings) -> np.ndarray:
     """Black-hat of the red channel, red ink removed: ``(H, W) uint8``, 0 on paper.
 
     Red strokes (and their anti-aliased rims, 2 px) are painted with the local paper tone;
-    dark neutral pixels (black line work printed over or beside the red) are kept.
+    pixels dark in the red channel (black line work printed over or under the red, whose
+    hue the JPEG chroma smears towards red) are kept: red ink is bright in that channel.
     """
     red = np.ascontiguousarray(rgb[:, :, 0])
     other = np.maximum(rgb[:, :, 1], rgb[:, :, 2])
@@ -34,9 +37,7 @@ def ink_strength(rgb: np.ndarray, s: BlockSettings) -> np.ndarray:
     se = disk(s.px(s.ink_radius))
     if reddish.any():
         reddish = cv2.dilate(reddish.astype(np.uint8), disk(2)) > 0
-        black = (redness <= s.red_margin // 2) & (red < s.black_level)
-        reddish &= ~black
-        del black
+        reddish &= red >= s.black_level
         paper = cv2.dilate(red, se)
         red[reddish] = paper[reddish]
         del paper
@@ -91,25 +92,35 @@ def _line_chains(profile: np.ndarray, contrast: float, valid: np.ndarray,
     return chains
 
 
-def long_thin_lines(strength: np.ndarray, mask: np.ndarray,
-                    s: BlockSettings) -> tuple[np.ndarray, np.ndarray]:
-    """Pixels of long, thin, roughly axis-parallel lines crossing most of the map.
+@dataclass
+class LongLine:
+    """A long thin line across the map: along ``axis`` (0: near-horizontal, 1:
+    near-vertical), at ``pos[i]`` across at ``t[i]`` along (pixels); ``dark`` when it is as
+    dark as the line work, so it cannot be told from crossing lines by its tone."""
+
+    axis: int
+    t: np.ndarray
+    pos: np.ndarray
+    dark: bool
+
+
+def long_thin_lines(strength: np.ndarray, mask: np.ndarray, s: BlockSettings) -> list[LongLine]:
+    """Long, thin, roughly axis-parallel lines crossing most of the map (graticule, folds).
 
     Graticule lines and folds cross streets and blocks alike, so they are not boundaries.
     The sheet is cut into strips; a line is a chain of narrow profile peaks, one per strip,
-    that crosses at least ``long_line_coverage`` of them. Only pixels lighter than
-    ``long_line_dark`` are returned, so darker line work crossing the line stays.
-
-    Returns:
-        ``(horizontal, vertical)`` bool masks of the near-horizontal and near-vertical lines.
+    that crosses at least ``long_line_coverage`` of them. A line darker than
+    ``long_line_dark`` is left out (a long straight outline, the map frame) unless it
+    crosses ``long_line_dark_coverage`` of the strips and line work crosses it
+    (``crossing_share`` of at least ``long_line_crossing``).
     """
     height, width = strength.shape
-    result = []
+    found = []
     strip = s.px(s.long_line_strip)
     half = s.px(s.long_line_half_width)
     for axis in (0, 1):
-        out = np.zeros((height, width), bool)
         length = width if axis == 0 else height
+        across = height if axis == 0 else width
         n_strips = max(1, length // strip)
         edges = np.linspace(0, length, n_strips + 1).astype(int)
         cols = []
@@ -125,39 +136,93 @@ def long_thin_lines(strength: np.ndarray, mask: np.ndarray,
         for chain in _line_chains(profile, s.long_line_contrast, valid, s.long_line_coverage):
             centres = (edges[chain[:, 0]] + edges[chain[:, 0] + 1]) / 2.0
             t = np.arange(edges[chain[0, 0]], edges[chain[-1, 0] + 1])
-            pos = np.round(np.interp(t, centres, chain[:, 1])).astype(int)
-            pos = np.clip(pos, 0, (height if axis == 0 else width) - 1)
+            pos = np.clip(np.round(np.interp(t, centres, chain[:, 1])).astype(int), 0,
+                          across - 1)
             along = strength[pos, t] if axis == 0 else strength[t, pos]
-            if np.median(along) >= s.long_line_dark:
-                continue  # a dark line: straight line work (a long outline), not a grid line
-            for d in range(-half, half + 1):
-                q = np.clip(pos + d, 0, (height if axis == 0 else width) - 1)
-                if axis == 0:
-                    out[q, t] = True
-                else:
-                    out[t, q] = True
-        result.append(out & (strength < s.long_line_dark))
-    return result[0], result[1]
+            dark = bool(np.median(along) >= s.long_line_dark)
+            if dark and (len(chain) < s.long_line_dark_coverage * valid.sum()
+                         or crossing_share(strength, pos, t, axis, half + 3,
+                                           s.ink_threshold) < s.long_line_crossing):
+                continue  # short of the map's extent or met from one side only: an outline
+            found.append(LongLine(axis, t, pos, dark))
+    return found
 
 
-def erase_long_lines(ink: np.ndarray, horizontal: np.ndarray, vertical: np.ndarray,
+def crossing_share(strength: np.ndarray, pos: np.ndarray, t: np.ndarray, axis: int,
+                   offset: int, threshold: float) -> float:
+    """Share of the ink beside a line (``offset`` px to either side) found on both sides
+    at once: line work crossing it. A graticule line crosses outlines and hatching; the
+    outline of a street has the block's walls on one side and the street on the other."""
+    across = strength.shape[0] if axis == 0 else strength.shape[1]
+    sides = []
+    for d in (-offset, offset):
+        q = np.clip(pos + d, 0, across - 1)
+        sides.append((strength[q, t] if axis == 0 else strength[t, q]) > threshold)
+    either = int(np.count_nonzero(sides[0] | sides[1]))
+    return int(np.count_nonzero(sides[0] & sides[1])) / max(either, 1)
+
+
+def _band(line: LongLine, half: int, shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """Row and column indices of the pixels within ``half`` px across of a line."""
+    across = shape[0] if line.axis == 0 else shape[1]
+    q = np.clip(line.pos[None, :] + np.arange(-half, half + 1)[:, None], 0, across - 1)
+    t = np.broadcast_to(line.t[None, :], q.shape)
+    return (q.ravel(), t.ravel()) if line.axis == 0 else (t.ravel(), q.ravel())
+
+
+def erase_long_lines(ink: np.ndarray, strength: np.ndarray, lines: list[LongLine],
                      s: BlockSettings) -> np.ndarray:
-    """Erase the lines from ``ink`` but bridge line work crossing them: an erased pixel
-    comes back when a closing across its line (vertical for horizontal lines) fills it."""
-    lines = horizontal | vertical
-    if not lines.any():
+    """Erase long thin lines from ``ink`` but keep the line work crossing them.
+
+    A light line loses only its light pixels (the darker line work crossing it stays), then
+    pixels that a closing across the line fills come back. In the band of a dark line,
+    only the pixels on straight runs of ink in other directions (outlines crossing it)
+    stay.
+    """
+    if not lines:
         return ink
-    across = 2 * s.px(s.long_line_half_width) + 3
-    erased = ink.copy()
-    erased[lines] = 0
-    bridged = np.zeros_like(ink)
-    for band, kernel in ((horizontal, np.ones((across, 1), np.uint8)),
-                         (vertical, np.ones((1, across), np.uint8))):
-        if band.any():
-            closed = cv2.morphologyEx(erased, cv2.MORPH_CLOSE, kernel)
-            bridged[band & (closed > 0)] = 1
-    erased[(bridged > 0) & (ink > 0)] = 1
-    return erased
+    half = s.px(s.long_line_half_width)
+    out = ink.copy()
+    light_bands = [np.zeros(ink.shape, bool), np.zeros(ink.shape, bool)]
+    for line in lines:
+        rows, cols = _band(line, half, ink.shape)
+        if not line.dark:
+            light = strength[rows, cols] < s.long_line_dark
+            light_bands[line.axis][rows[light], cols[light]] = True
+            continue
+        out[rows, cols] = _crossing_work(ink, line, rows, cols, s)
+    across = 2 * half + 3
+    for axis, band in enumerate(light_bands):
+        if not band.any():
+            continue
+        erased = out.copy()
+        erased[band] = 0
+        kernel = np.ones((across, 1) if axis == 0 else (1, across), np.uint8)
+        closed = cv2.morphologyEx(erased, cv2.MORPH_CLOSE, kernel)
+        erased[band & (closed > 0) & (out > 0)] = 1
+        out = erased
+    return out
+
+
+def _crossing_work(ink: np.ndarray, line: LongLine, rows: np.ndarray, cols: np.ndarray,
+                   s: BlockSettings) -> np.ndarray:
+    """Ink values for the band pixels ``(rows, cols)`` of a dark line: 1 where the ink lies
+    on a straight run of ``text_line_length`` px at least 15 degrees off the line."""
+    from .lettering import segment_kernel
+
+    pad = s.px(s.text_line_length)
+    y0, y1 = max(0, int(rows.min()) - pad), min(ink.shape[0], int(rows.max()) + pad + 1)
+    x0, x1 = max(0, int(cols.min()) - pad), min(ink.shape[1], int(cols.max()) + pad + 1)
+    sub = ink[y0:y1, x0:x1]
+    kept = np.zeros_like(sub)
+    line_angle = 0.0 if line.axis == 0 else np.pi / 2
+    for k in range(s.text_angles):
+        angle = np.pi * k / s.text_angles
+        off = abs((angle - line_angle + np.pi / 2) % np.pi - np.pi / 2)
+        if off < np.deg2rad(15):
+            continue
+        kept |= cv2.morphologyEx(sub, cv2.MORPH_OPEN, segment_kernel(pad, angle))
+    return kept[rows - y0, cols - x0]
 
 
 def ink_map(rgb: np.ndarray, mask: np.ndarray, s: BlockSettings) -> tuple[np.ndarray, np.ndarray]:
@@ -166,5 +231,5 @@ def ink_map(rgb: np.ndarray, mask: np.ndarray, s: BlockSettings) -> tuple[np.nda
     ink = ((strength > s.ink_threshold) & mask).astype(np.uint8)
     ink = drop_small_components(ink, s)
     if s.remove_long_lines:
-        ink = erase_long_lines(ink, *long_thin_lines(strength, mask, s), s)
+        ink = erase_long_lines(ink, strength, long_thin_lines(strength, mask, s), s)
     return ink, strength

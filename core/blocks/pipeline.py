@@ -1,9 +1,10 @@
 """``segment_sheet``: building blocks and closed shapes of a scanned sheet, as label images.
 
-Steps: ink map (red removed, text removed, graticule lines and folds erased), texture areas
-(hatching, water) emptied, thinning to a one-pixel line network with spurs removed, then the
-regions it encloses. Open space (street network, squares, river) is recognised by its size
-and shape; closed shapes are the other regions, blocks are the map minus open space.
+Steps: ink map (red removed, text removed, graticule lines and folds erased), lettering
+touching line work erased, hatched areas emptied, thinning to a one-pixel line network with
+spurs removed and gaps closed, then the regions it encloses. Open space (street network,
+squares, river) is recognised by its size and shape; closed shapes are the other regions,
+blocks are the map minus open space.
 """
 
 from __future__ import annotations
@@ -16,10 +17,17 @@ from ..errors import InputError
 from ..imageio import ImageLike, read_image, read_mask
 from ..progress import ProgressCallback, report
 from . import regions
-from .gaps import join_corner_rays, join_ends_to_lines, join_facing_ends, join_near_ends
+from .gaps import (
+    extend_ends,
+    join_corner_rays,
+    join_ends_to_lines,
+    join_facing_ends,
+    join_near_ends,
+)
 from .ink import drop_small_components, ink_map
+from .lettering import erase_lettering
 from .settings import BlockSettings
-from .texture import erase_texture, texture_areas
+from .texture import erase_texture, hatch_areas
 from .thinning import prune_spurs, thin
 
 LEVELS = ("blocks", "shapes")
@@ -66,8 +74,9 @@ def line_network(rgb: np.ndarray, mask: np.ndarray, s: BlockSettings,
     """The one-pixel line network (uint8 0/1) bounding blocks and shapes."""
     report(progress, 0.05, "ink")
     ink, _ = ink_map(rgb, mask, s)
-    report(progress, 0.35, "hatching and water")
-    ink = erase_texture(ink, texture_areas(ink, mask, s), s)
+    report(progress, 0.35, "lettering and hatching")
+    ink = erase_lettering(ink, s)
+    ink = erase_texture(ink, hatch_areas(ink, mask, s), s)
     ink = drop_small_components(ink, s)   # stubs and letters left inside texture areas
     report(progress, 0.55, "thinning")
     lines = thin(ink, s.thinning_iterations)
@@ -82,6 +91,10 @@ def line_network(rgb: np.ndarray, mask: np.ndarray, s: BlockSettings,
         lines, _ = join_corner_rays(lines, s.corner_extend * s.scale)
     if s.end_gap > 0:
         lines, _ = join_ends_to_lines(lines, s.px(s.end_gap))
+    if s.extend_to_end > 0:
+        lines, _ = extend_ends(lines, s.extend_to_end * s.scale, to_ends_only=True)
+    if s.extend_to_line > 0:
+        lines, _ = extend_ends(lines, s.extend_to_line * s.scale)
     return lines
 
 
@@ -115,7 +128,7 @@ def segment_sheet(image: ImageLike, mask: ImageLike | np.ndarray | None = None, 
     lines = line_network(rgb, map_mask, s, progress)
     del rgb
     report(progress, 0.8, "regions")
-    labels, n = regions.partition(lines, map_mask)
+    labels, n = regions.partition(lines, map_mask, s.px(s.edge_seal) if s.edge_seal > 0 else 0)
     street = regions.open_space(labels, n, lines, int(map_mask.sum()), s)
     block_labels, n_blocks = regions.blocks(labels, street, map_mask, s)
     shape_labels = parents = None

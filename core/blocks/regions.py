@@ -15,24 +15,53 @@ from .ink import disk
 from .settings import BlockSettings
 
 
-def partition(lines: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, int]:
-    """4-connected components of the map not on a line: ``(labels int32, count + 1)``."""
+def partition(lines: np.ndarray, mask: np.ndarray, edge_seal: int = 0) -> tuple[np.ndarray, int]:
+    """4-connected components of the map not on a line: ``(labels int32, count + 1)``.
+
+    The map is first shrunk by ``edge_seal`` px, so an outline stopping just short of the
+    map's edge still closes its block there (the free strip along the edge would join it
+    to the street).
+    """
+    if edge_seal > 0:
+        mask = cv2.erode(mask.astype(np.uint8), disk(edge_seal),
+                         borderType=cv2.BORDER_CONSTANT, borderValue=0) > 0
     free = ((lines == 0) & mask).astype(np.uint8)
     n, labels = cv2.connectedComponents(free, connectivity=4, ltype=cv2.CV_32S)
     return labels, n
 
 
-def inscribed_radius(labels: np.ndarray, ids: np.ndarray) -> np.ndarray:
-    """Radius of the largest disk inside each region of ``ids`` (pixels)."""
+def region_widths(labels: np.ndarray, ids: np.ndarray,
+                  half_widths: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """``(inscribed radius, typical half-width)`` of each region of ``ids`` (pixels).
+
+    The inscribed radius is the largest distance to the region's edge; the typical
+    half-width is the median of that distance along the region's medial ridge (pixels that
+    are local maxima of the distance). A street network with a block leaked into it keeps
+    the half-width of its streets, while its inscribed radius is the block's. Without
+    ``half_widths`` the typical half-width is not computed (the radius is returned twice).
+    """
     objects = ndi.find_objects(labels)
-    out = np.zeros(len(ids), np.float32)
+    radius = np.zeros(len(ids), np.float32)
+    half_width = np.zeros(len(ids), np.float32)
+    square = np.ones((3, 3), np.uint8)
     for k, i in enumerate(ids):
         sl = objects[i - 1]
         if sl is None:
             continue
         region = np.pad(labels[sl] == i, 1).astype(np.uint8)
-        out[k] = float(cv2.distanceTransform(region, cv2.DIST_L2, 3).max())
-    return out
+        dist = cv2.distanceTransform(region, cv2.DIST_L2, 3)
+        radius[k] = float(dist.max())
+        if not half_widths:
+            half_width[k] = radius[k]
+            continue
+        ridge = (dist >= cv2.dilate(dist, square)) & (dist > 0)
+        half_width[k] = float(np.median(dist[ridge])) if ridge.any() else radius[k]
+    return radius, half_width
+
+
+def inscribed_radius(labels: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    """Radius of the largest disk inside each region of ``ids`` (pixels)."""
+    return region_widths(labels, ids)[0]
 
 
 def adjacency(labels: np.ndarray, lines: np.ndarray) -> np.ndarray:
@@ -59,6 +88,27 @@ def adjacency(labels: np.ndarray, lines: np.ndarray) -> np.ndarray:
     return np.unique(pairs, axis=0)
 
 
+def reach_adjacency(labels: np.ndarray, big: np.ndarray, reach: int) -> np.ndarray:
+    """Pairs ``(a, b)``, a < b, of ``big`` regions at most about ``2 * reach`` px apart
+    across lines and small regions only (the tangle a street name leaves in a street):
+    ``(K, 2) int64``. Computed on every second pixel (distances within 2 px)."""
+    keep = big.copy()
+    keep[0] = False
+    lab = np.where(keep[labels[::2, ::2]], labels[::2, ::2], 0).astype(np.float32)
+    gap = lab == 0
+    size = 2 * max(1, reach // 2) + 1
+    kernel = np.ones((size, size), np.uint8)
+    hi = cv2.dilate(lab, kernel)
+    lab[gap] = np.float32(3e38)
+    lo = cv2.erode(lab, kernel)
+    del lab
+    on = gap & (hi > 0) & (lo < 3e38) & (hi != lo)
+    if not on.any():
+        return np.zeros((0, 2), np.int64)
+    pairs = np.stack([lo[on], hi[on]], axis=1).astype(np.int64)
+    return np.unique(pairs, axis=0)
+
+
 def open_space(labels: np.ndarray, n: int, lines: np.ndarray, map_area: int,
                s: BlockSettings) -> np.ndarray:
     """Per label, True for open space (the street network, squares, the river).
@@ -77,9 +127,11 @@ def open_space(labels: np.ndarray, n: int, lines: np.ndarray, map_area: int,
     candidates = np.flatnonzero(area >= s.area(s.corridor_min_area))
     if len(candidates) == 0:
         return street
-    radius = inscribed_radius(labels, candidates)
+    radius, half_width = region_widths(labels, candidates, bool(np.isfinite(s.network_spread)))
     ratio = area[candidates] / np.maximum(radius, 1.0) ** 2
-    network = (((area[candidates] >= s.area(s.network_min_area)) & (ratio > s.network_ratio))
+    spread = area[candidates] / np.maximum(half_width, 1.0) ** 2
+    network = (((area[candidates] >= s.area(s.network_min_area))
+                & ((ratio > s.network_ratio) | (spread > s.network_spread)))
                | ((area[candidates] > s.street_fraction * map_area)
                   & (ratio > s.network_ratio / 2)))
     street[candidates[network]] = True
@@ -89,6 +141,9 @@ def open_space(labels: np.ndarray, n: int, lines: np.ndarray, map_area: int,
     if not street.any() or not corridor.any():
         return street
     pairs = adjacency(labels, lines)
+    if s.corridor_reach > 0:
+        pairs = np.unique(np.concatenate([pairs, reach_adjacency(
+            labels, area >= s.area(s.corridor_min_area), s.px(s.corridor_reach))]), axis=0)
     pairs = pairs[corridor[pairs[:, 0]] | corridor[pairs[:, 1]]]
     while len(pairs):
         a_in, b_in = street[pairs[:, 0]], street[pairs[:, 1]]
@@ -99,6 +154,21 @@ def open_space(labels: np.ndarray, n: int, lines: np.ndarray, map_area: int,
         street[grow] = True
         pairs = pairs[~(street[pairs[:, 0]] & street[pairs[:, 1]])]
     return street
+
+
+def neighbour_count_per_label(a: np.ndarray, b: np.ndarray, n: int) -> np.ndarray:
+    """For each label 0..n-1 of ``a``, the number of distinct nonzero labels of ``b``
+    4-adjacent to it (where ``a`` is nonzero and ``b`` is zero and vice versa)."""
+    keys = []
+    for sa, sb in (((slice(None), slice(1, None)), (slice(None), slice(None, -1))),
+                   ((slice(None), slice(None, -1)), (slice(None), slice(1, None))),
+                   ((slice(1, None), slice(None)), (slice(None, -1), slice(None))),
+                   ((slice(None, -1), slice(None)), (slice(1, None), slice(None)))):
+        la, lb = a[sa], b[sb]
+        touch = (la > 0) & (lb > 0)
+        keys.append(la[touch].astype(np.int64) * (int(b.max()) + 1) + lb[touch])
+    pairs = np.unique(np.concatenate(keys))
+    return np.bincount(pairs // (int(b.max()) + 1), minlength=n)[:n]
 
 
 def relabel(binary_or_labels: np.ndarray, min_area: int) -> tuple[np.ndarray, int]:
@@ -114,9 +184,18 @@ def relabel(binary_or_labels: np.ndarray, min_area: int) -> tuple[np.ndarray, in
 
 
 def shapes(labels: np.ndarray, street: np.ndarray, s: BlockSettings) -> tuple[np.ndarray, int]:
-    """Closed shapes: regions that are not open space, at least ``min_shape_area`` large."""
+    """Closed shapes: regions that are not open space, at least ``min_shape_area`` large and
+    holding a disk of radius ``min_shape_radius`` (thinner strips lie between the water
+    lines of a river or the parallel lines of a railway, not inside a building)."""
     keep = ~street
     keep[0] = False
+    if s.min_shape_radius > 0:
+        inside = keep[labels].astype(np.uint8)
+        depth = cv2.distanceTransform(inside, cv2.DIST_L2, 3)
+        del inside
+        deep = depth >= s.min_shape_radius * s.scale
+        del depth
+        keep &= np.bincount(labels[deep], minlength=len(keep)) > 0
     return relabel(np.where(keep[labels], labels, 0), s.area(s.min_shape_area))
 
 
@@ -137,10 +216,14 @@ def blocks(labels: np.ndarray, street: np.ndarray, mask: np.ndarray,
                               iterations=2)
     space = street[labels]
     inside[space] = 0
-    # enclosed holes: components of the rest touching neither open space nor the map edge
+    # enclosed holes: components of the rest touching neither open space nor the map edge,
+    # and bordering a single block (a hole between two blocks is a street sealed by text)
     n, rest = cv2.connectedComponents((inside == 0).astype(np.uint8), connectivity=4,
                                       ltype=cv2.CV_32S)
     open_ids = np.bincount(rest[space | ~mask], minlength=n) > 0
+    _, parts = cv2.connectedComponents(inside, connectivity=4, ltype=cv2.CV_32S)
+    open_ids |= neighbour_count_per_label(rest, parts, n) > 1
+    del parts
     inside[~open_ids[rest] & mask] = 1
     del rest
     margin = cv2.dilate(space.astype(np.uint8), disk(s.px(s.street_margin)))

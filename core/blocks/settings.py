@@ -28,12 +28,21 @@ class BlockSettings:
     long_line_contrast: float = 30  #: mean black-hat excess of a line over its surroundings
     long_line_coverage: float = 0.5  #: fraction of the strips a line must cross
     long_line_half_width: int = 3  #: half-width of the erased band
-    long_line_dark: int = 100      #: darker pixels are kept (line work crossing the line)
-    # hatching and water lines
-    texture_gap: float = 8         #: largest free gap between texture strokes
-    texture_window: int = 9        #: window over which the gap must stay small
-    texture_opening: int = 15      #: texture areas narrower than this are not texture
-    texture_margin: int = 7        #: strokes this close to a texture edge are kept
+    long_line_dark: int = 100      #: darker lines are outlines ...
+    long_line_crossing: float = 0.1  #: ... unless this share of the ink beside them crosses
+    long_line_dark_coverage: float = 0.8  #: ... and they cross this share of the strips
+    # hatching
+    hatch_close: int = 2           #: closing radius bridging the gaps between strokes
+    hatch_open: int = 4            #: opening radius removing lines and keeping hatched blobs
+    hatch_min_radius: float = 8    #: a hatched blob holds a disk this large (words do not)
+    hatch_max_ink: float = 0.72    #: ... and at most this share of it is ink
+    hatch_stroke: int = 15         #: ... and made of straight strokes this long
+    hatch_parallel: float = 0.5    #: ... at least this share of its ink in one direction
+    hatch_margin: int = 3          #: ink this close to the blob's edge (its outline) is kept
+    # lettering touching line work
+    text_line_length: int = 41     #: line work lies on straight runs of ink this long
+    text_angles: int = 24          #: directions tried for those runs
+    text_max_keep: int = 1         #: off-line pieces up to this extent are kept
     # line network
     thinning_iterations: int = 8   #: enough for lines up to about 16 px wide
     spur_length: int = 10          #: skeleton branches up to this long are removed
@@ -42,31 +51,38 @@ class BlockSettings:
     corner_gap: float = 16         #: line ends at most this far apart, pointing at each other
     corner_extend: float = 60      #: two line ends whose extensions meet within this are joined
     end_gap: int = 12              #: a line end is extended to a line at most this far ahead
+    extend_to_end: float = 200       #: ... to another line's end at most this far ahead
+    extend_to_line: float = 0      #: ... to any line at most this far ahead
     # regions
+    edge_seal: float = 0           #: outlines this close to the map's edge close there
     min_shape_area: int = 1000     #: smaller closed shapes are dropped
     min_block_area: int = 2000     #: smaller blocks are dropped
+    min_shape_radius: float = 0    #: closed shapes thinner than this (radius) are dropped
     street_fraction: float = 0.03  #: a region larger than this share of the map is open space
-    corridor_ratio: float = 15.0   #: area / (inscribed radius)^2 above which a region is a corridor
+    corridor_ratio: float = 20.0   #: area / (inscribed radius)^2 above which a region is a corridor
     corridor_radius: float = 40    #: ... whose inscribed radius is at most this
     corridor_min_area: int = 1000  #: ... and whose area is at least this
+    corridor_reach: float = 8      #: ... and grows across small regions up to 2x this wide
     network_ratio: float = 30.0    #: a region this elongated or branched ...
     network_min_area: int = 20000  #: ... and at least this large is open space
+    network_spread: float = 60.0   #: or area / (median half-width)^2 above this (leaks)
     street_margin: int = 3         #: blocks stop this far from the street (outline width)
 
     @classmethod
     def for_level(cls, level: str, **changes) -> BlockSettings:
         """The defaults tuned for ``level`` ("blocks" or "shapes"), with ``changes``.
 
-        Blocks (MapSeg task 1, generated sheets): wider texture gaps and corridor growth,
-        so hatched blocks stay whole and street pieces cut off by text or rails are open
-        space. Shapes (every closed shape, real 1925 atlas): tighter texture detection, no
-        corridor growth (narrow buildings and sidewalk strips are shapes), longer spurs
-        pruned and no extension of line ends onto other lines or to corners (text and
-        hatching stubs would cut shapes).
+        Blocks (MapSeg task 1, generated sheets): corridor growth, so street pieces cut
+        off by text or rails are open space, and the spread test for blocks leaked into
+        the street network. Shapes (every closed shape, real 1925 atlas): no corridor
+        growth (narrow buildings and sidewalk strips are shapes), no spread test, longer
+        spurs pruned, no extension of line ends onto other lines or to corners (text and
+        hatching stubs would cut shapes), strips thinner than ``min_shape_radius``
+        (between water lines or rails) dropped, outlines sealed at the map's edge.
         """
         base = cls() if level == "blocks" else cls(
-            texture_gap=6, corridor_ratio=float("inf"), end_gap=0, corner_extend=0,
-            spur_length=15)
+            corridor_ratio=float("inf"), end_gap=0, corner_extend=0, spur_length=15,
+            network_spread=float("inf"), min_shape_radius=6, edge_seal=4)
         return base.with_changes(**changes) if changes else base
 
     def px(self, value: float) -> int:

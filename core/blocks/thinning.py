@@ -36,6 +36,21 @@ def _zhang_suen_tables() -> tuple[np.ndarray, np.ndarray]:
 _FIRST, _SECOND = _zhang_suen_tables()
 
 
+def _end_table() -> np.ndarray:
+    """Codes of line ends: one or two set neighbours, next to each other around the pixel
+    (a line ending in a one-pixel step still ends there)."""
+    table = np.zeros(256, np.uint8)
+    for code in range(256):
+        p = [(code >> i) & 1 for i in range(8)]
+        transitions = sum(p[i] == 0 and p[(i + 1) % 8] == 1 for i in range(8))
+        if 1 <= sum(p) <= 2 and transitions == 1:
+            table[code] = 1
+    return table
+
+
+_ENDS = _end_table()
+
+
 def thin(binary: np.ndarray, max_iterations: int = 8) -> np.ndarray:
     """Zhang-Suen skeleton ``(H, W) uint8`` 0/1 of a binary image.
 
@@ -63,6 +78,12 @@ def neighbour_count(skeleton: np.ndarray) -> np.ndarray:
     return total - skeleton
 
 
+def end_points(skeleton: np.ndarray) -> np.ndarray:
+    """``(H, W) bool``: the free ends of a one-pixel line network."""
+    code = cv2.filter2D(skeleton, cv2.CV_8U, _WEIGHTS, borderType=cv2.BORDER_CONSTANT)
+    return (cv2.LUT(code, _ENDS) > 0) & (skeleton > 0)
+
+
 def prune_spurs(skeleton: np.ndarray, length: int) -> np.ndarray:
     """Remove branches with a free end that are at most ``length`` pixels long.
 
@@ -74,11 +95,11 @@ def prune_spurs(skeleton: np.ndarray, length: int) -> np.ndarray:
         return skeleton
     pruned = skeleton.copy()
     for _ in range(length):
-        ends = (pruned > 0) & (neighbour_count(pruned) <= 1)
+        ends = end_points(pruned) | ((pruned > 0) & (neighbour_count(pruned) == 0))
         if not ends.any():
             break
         pruned[ends] = 0
-    grow = ((pruned > 0) & (neighbour_count(pruned) == 1)).astype(np.uint8)
+    grow = end_points(pruned).astype(np.uint8)
     square = np.ones((3, 3), np.uint8)
     for _ in range(length):
         grow = cv2.dilate(grow, square) & skeleton & (1 - pruned)

@@ -97,9 +97,10 @@ def test_png_components_are_4_separated():
         assert count - 1 == n == labels.max()
 
 
-@pytest.mark.parametrize(("seed", "difficulty", "floor"), [(3, 0.2, 0.70), (8, 0.8, 0.55)])
+@pytest.mark.parametrize(("seed", "difficulty", "floor"), [(3, 0.2, 0.70), (8, 0.8, 0.65)])
 def test_generated_sheet_blocks_pq(seed, difficulty, floor):
-    """Regression floors on small generated sheets (the benchmark measures the target)."""
+    """Regression floors on small generated sheets (measured 0.746 and 0.725; the benchmark
+    measures the target)."""
     sheet = generate_sheet(seed, 2500, difficulty=difficulty, jpeg_roundtrip=True)
     seg = segment_sheet(sheet.image, sheet.map_mask, level="blocks")
     result = panoptic_quality(sheet.blocks_mask, seg.blocks > 0)
