@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import cv2
@@ -39,12 +40,17 @@ def layers_for(seg: Segmentation, level: str, georef: Georeference | None = None
     check_level(level)
     move = georef.forward if georef is not None else _pixel_to_qgis
     names = ["blocks"] if level == "blocks" else ["blocks", "shapes"]
-    out = []
-    for name in names:
+
+    def layer(name: str) -> LayerData:
         labels, n = seg.labels(name)
         geoms = transform_geoms(vectorize(labels, n, seg.lines, tolerance), move)
-        out.append(LayerData(name, geoms, seg.parents if name == "shapes" else None))
-    return out
+        return LayerData(name, geoms, seg.parents if name == "shapes" else None)
+
+    if len(names) == 1:
+        return [layer(names[0])]
+    # GDAL's polygonize and GEOS's simplification release the GIL: one thread per layer
+    with ThreadPoolExecutor(max_workers=len(names)) as pool:
+        return list(pool.map(layer, names))
 
 
 def write_outputs(seg: Segmentation, level: str, png: str | os.PathLike | None,

@@ -14,13 +14,13 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 from scipy.spatial import cKDTree
 
-from .thinning import end_points
+from .thinning import end_points, nonzero_yx
 
 
 def line_ends(skeleton: np.ndarray, radius: int) -> tuple[np.ndarray, np.ndarray]:
     """End points ``(N, 2)`` (x, y) of a skeleton and their unit directions ``(N, 2)``."""
     ends = end_points(skeleton)
-    ys, xs = np.nonzero(ends)
+    ys, xs = nonzero_yx(ends)
     if len(ys) == 0:
         return np.zeros((0, 2)), np.zeros((0, 2))
     padded = np.pad(skeleton, radius)

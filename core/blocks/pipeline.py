@@ -9,6 +9,7 @@ blocks are the map minus open space.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -129,12 +130,18 @@ def segment_sheet(image: ImageLike, mask: ImageLike | np.ndarray | None = None, 
     del rgb
     report(progress, 0.8, "regions")
     labels, n = regions.partition(lines, map_mask, s.px(s.edge_seal) if s.edge_seal > 0 else 0)
-    street = regions.open_space(labels, n, lines, int(map_mask.sum()), s)
-    block_labels, n_blocks = regions.blocks(labels, street, map_mask, s)
+    area = regions.region_areas(labels, n)
+    street = regions.open_space(labels, n, lines, int(map_mask.sum()), s, area)
     shape_labels = parents = None
     n_shapes = 0
     if level == "shapes":
-        shape_labels, n_shapes = regions.shapes(labels, street, s)
+        # independent steps, mostly in OpenCV and NumPy code that releases the GIL
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            shapes_job = pool.submit(regions.shapes, labels, street, s)
+            block_labels, n_blocks = regions.blocks(labels, street, map_mask, s, area)
+            shape_labels, n_shapes = shapes_job.result()
         parents = regions.parent_ids(shape_labels, n_shapes, block_labels, n_blocks)
+    else:
+        block_labels, n_blocks = regions.blocks(labels, street, map_mask, s, area)
     report(progress, 1.0, "done")
     return Segmentation(block_labels, n_blocks, shape_labels, n_shapes, parents, lines)

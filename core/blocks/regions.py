@@ -7,12 +7,15 @@ pixel of 0).
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import cv2
 import numpy as np
 from scipy import ndimage as ndi
 
 from .ink import disk
 from .settings import BlockSettings
+from .thinning import nonzero_yx
 
 
 def partition(lines: np.ndarray, mask: np.ndarray, edge_seal: int = 0) -> tuple[np.ndarray, int]:
@@ -31,16 +34,21 @@ def partition(lines: np.ndarray, mask: np.ndarray, edge_seal: int = 0) -> tuple[
 
 
 def region_widths(labels: np.ndarray, ids: np.ndarray,
-                  half_widths: bool = True) -> tuple[np.ndarray, np.ndarray]:
+                  half_widths: bool | np.ndarray = True,
+                  objects: list | None = None) -> tuple[np.ndarray, np.ndarray]:
     """``(inscribed radius, typical half-width)`` of each region of ``ids`` (pixels).
 
     The inscribed radius is the largest distance to the region's edge; the typical
     half-width is the median of that distance along the region's medial ridge (pixels that
     are local maxima of the distance). A street network with a block leaked into it keeps
     the half-width of its streets, while its inscribed radius is the block's. Without
-    ``half_widths`` the typical half-width is not computed (the radius is returned twice).
+    ``half_widths`` the typical half-width is not computed (the radius is returned twice);
+    it may also be a bool array saying for which of ``ids`` it is computed. ``objects``:
+    ``scipy.ndimage.find_objects(labels)`` if already known.
     """
-    objects = ndi.find_objects(labels)
+    need = np.broadcast_to(np.asarray(half_widths, bool), (len(ids),))
+    if objects is None:
+        objects = ndi.find_objects(labels)
     radius = np.zeros(len(ids), np.float32)
     half_width = np.zeros(len(ids), np.float32)
     square = np.ones((3, 3), np.uint8)
@@ -51,7 +59,7 @@ def region_widths(labels: np.ndarray, ids: np.ndarray,
         region = np.pad(labels[sl] == i, 1).astype(np.uint8)
         dist = cv2.distanceTransform(region, cv2.DIST_L2, 3)
         radius[k] = float(dist.max())
-        if not half_widths:
+        if not need[k]:
             half_width[k] = radius[k]
             continue
         ridge = (dist >= cv2.dilate(dist, square)) & (dist > 0)
@@ -64,13 +72,21 @@ def inscribed_radius(labels: np.ndarray, ids: np.ndarray) -> np.ndarray:
     return region_widths(labels, ids)[0]
 
 
+def unique_pairs(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Distinct rows of ``(lo, hi)`` (non-negative int32 labels): ``(K, 2) int64``, sorted.
+
+    Sorted as one int64 key per pair, much faster than ``np.unique(axis=0)``."""
+    key = np.unique(lo.astype(np.int64) << 32 | hi.astype(np.int64))
+    return np.stack([key >> 32, key & 0xFFFFFFFF], axis=1)
+
+
 def adjacency(labels: np.ndarray, lines: np.ndarray) -> np.ndarray:
     """Pairs ``(a, b)``, a < b, of regions on both sides of a line pixel: ``(K, 2) int64``.
 
     For each line pixel, the smallest and the largest region label among its 8 neighbours.
     """
     height, width = labels.shape
-    ys, xs = np.nonzero(lines)
+    ys, xs = nonzero_yx(lines)
     big = np.iinfo(np.int32).max
     lo = np.full(len(ys), big, np.int32)
     hi = np.zeros(len(ys), np.int32)
@@ -84,8 +100,7 @@ def adjacency(labels: np.ndarray, lines: np.ndarray) -> np.ndarray:
     on = (hi > 0) & (lo < big) & (hi != lo)
     if not on.any():
         return np.zeros((0, 2), np.int64)
-    pairs = np.stack([lo[on], hi[on]], axis=1).astype(np.int64)
-    return np.unique(pairs, axis=0)
+    return unique_pairs(lo[on], hi[on])
 
 
 def reach_adjacency(labels: np.ndarray, big: np.ndarray, reach: int) -> np.ndarray:
@@ -105,12 +120,28 @@ def reach_adjacency(labels: np.ndarray, big: np.ndarray, reach: int) -> np.ndarr
     on = gap & (hi > 0) & (lo < 3e38) & (hi != lo)
     if not on.any():
         return np.zeros((0, 2), np.int64)
-    pairs = np.stack([lo[on], hi[on]], axis=1).astype(np.int64)
-    return np.unique(pairs, axis=0)
+    return unique_pairs(lo[on].astype(np.int32), hi[on].astype(np.int32))
+
+
+def region_areas(labels: np.ndarray, n: int) -> np.ndarray:
+    """Pixel count of each label 0..n-1: ``(n,) int64``."""
+    return np.bincount(labels.ravel(), minlength=n)
+
+
+def _corridor_pairs(labels: np.ndarray, lines: np.ndarray, area: np.ndarray,
+                    s: BlockSettings) -> np.ndarray:
+    """Neighbouring regions for corridor growth: across a line, or (``corridor_reach``)
+    across a tangle of lines and small regions."""
+    pairs = adjacency(labels, lines)
+    if s.corridor_reach > 0:
+        both = np.concatenate([pairs, reach_adjacency(
+            labels, area >= s.area(s.corridor_min_area), s.px(s.corridor_reach))])
+        pairs = unique_pairs(both[:, 0], both[:, 1])
+    return pairs
 
 
 def open_space(labels: np.ndarray, n: int, lines: np.ndarray, map_area: int,
-               s: BlockSettings) -> np.ndarray:
+               s: BlockSettings, area: np.ndarray | None = None) -> np.ndarray:
     """Per label, True for open space (the street network, squares, the river).
 
     Open space is made of large regions shaped like a network or a corridor: area over
@@ -119,16 +150,32 @@ def open_space(labels: np.ndarray, n: int, lines: np.ndarray, map_area: int,
     larger than ``street_fraction`` of the map with half that ratio. From them, open space
     grows into neighbouring corridors (ratio above ``corridor_ratio``, inscribed radius at
     most ``corridor_radius``): street pieces cut off by text or rails, strips of water
-    between water lines.
+    between water lines. ``area``: :func:`region_areas` if already known.
     """
-    area = np.bincount(labels.ravel(), minlength=n)
+    area = (region_areas(labels, n) if area is None else area).copy()
     area[0] = 0
     street = np.zeros(n, bool)
     candidates = np.flatnonzero(area >= s.area(s.corridor_min_area))
     if len(candidates) == 0:
         return street
-    radius, half_width = region_widths(labels, candidates, bool(np.isfinite(s.network_spread)))
+    pool = None
+    if np.isfinite(s.corridor_ratio):   # the neighbours, needed for corridor growth only
+        pool = ThreadPoolExecutor(max_workers=1)
+        pairs_job = pool.submit(_corridor_pairs, labels, lines, area, s)
+    try:
+        objects = ndi.find_objects(labels)
+        radius = region_widths(labels, candidates, False, objects)[0]
+        pairs = pairs_job.result() if pool is not None else None
+    finally:
+        if pool is not None:
+            pool.shutdown()
     ratio = area[candidates] / np.maximum(radius, 1.0) ** 2
+    # the spread test only matters for large regions not already networks by their ratio
+    half_width = radius.copy()
+    if np.isfinite(s.network_spread):
+        need = (area[candidates] >= s.area(s.network_min_area)) & (ratio <= s.network_ratio)
+        if need.any():
+            half_width[need] = region_widths(labels, candidates[need], True, objects)[1]
     spread = area[candidates] / np.maximum(half_width, 1.0) ** 2
     network = (((area[candidates] >= s.area(s.network_min_area))
                 & ((ratio > s.network_ratio) | (spread > s.network_spread)))
@@ -138,12 +185,8 @@ def open_space(labels: np.ndarray, n: int, lines: np.ndarray, map_area: int,
     corridor = np.zeros(n, bool)
     corridor[candidates[(ratio > s.corridor_ratio)
                         & (radius <= s.corridor_radius * s.scale)]] = True
-    if not street.any() or not corridor.any():
+    if pairs is None or not street.any() or not corridor.any():
         return street
-    pairs = adjacency(labels, lines)
-    if s.corridor_reach > 0:
-        pairs = np.unique(np.concatenate([pairs, reach_adjacency(
-            labels, area >= s.area(s.corridor_min_area), s.px(s.corridor_reach))]), axis=0)
     pairs = pairs[corridor[pairs[:, 0]] | corridor[pairs[:, 1]]]
     while len(pairs):
         a_in, b_in = street[pairs[:, 0]], street[pairs[:, 1]]
@@ -200,15 +243,16 @@ def shapes(labels: np.ndarray, street: np.ndarray, s: BlockSettings) -> tuple[np
 
 
 def blocks(labels: np.ndarray, street: np.ndarray, mask: np.ndarray,
-           s: BlockSettings) -> tuple[np.ndarray, int]:
+           s: BlockSettings, area: np.ndarray | None = None) -> tuple[np.ndarray, int]:
     """Blocks: unions of neighbouring closed shapes, with the walls between them and the
     small regions they enclose, kept ``street_margin`` away from open space.
 
     Regions smaller than ``min_shape_area`` that touch open space (pieces of street cut by
     text, dashed lines or rails) are not part of any block, so they do not join the blocks
-    on both sides of a street.
+    on both sides of a street. ``area``: :func:`region_areas` if already known.
     """
-    area = np.bincount(labels.ravel(), minlength=len(street))
+    if area is None:
+        area = region_areas(labels, len(street))
     keep = ~street & (area >= s.area(s.min_shape_area))
     keep[0] = False
     inside = keep.astype(np.uint8)[labels]

@@ -36,11 +36,13 @@ def hatch_areas(ink: np.ndarray, mask: np.ndarray, s: BlockSettings) -> np.ndarr
     if n < 2:
         return blobs
     area = stats[:, cv2.CC_STAT_AREA].astype(np.float64)
-    inked = np.bincount(labels.ravel(), weights=ink.ravel(), minlength=n)
+    inked = np.bincount(labels[ink > 0], minlength=n)
     depth = cv2.distanceTransform(blobs, cv2.DIST_L2, 3)
-    radius = ndi.maximum(depth, labels, np.arange(n))
+    deep = depth >= s.hatch_min_radius * s.scale   # the blob holds a disk this large
     del depth
-    keep = (radius >= s.hatch_min_radius * s.scale) & (inked <= s.hatch_max_ink * area)
+    thick = np.bincount(labels[deep], minlength=n) > 0
+    del deep
+    keep = thick & (inked <= s.hatch_max_ink * area)
     keep[0] = False
     objects = ndi.find_objects(labels)
     kernels = [segment_kernel(s.px(s.hatch_stroke), np.pi * k / STROKE_ANGLES)

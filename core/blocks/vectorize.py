@@ -15,6 +15,7 @@ import numpy as np
 import shapely
 
 from ..errors import InputError
+from .thinning import nonzero_yx
 
 Transform = Callable[[np.ndarray], np.ndarray]
 
@@ -23,7 +24,7 @@ def close_gaps(labels: np.ndarray, lines: np.ndarray) -> np.ndarray:
     """Labels with every line pixel next to a region given the largest neighbouring label."""
     out = labels.copy()
     height, width = labels.shape
-    ys, xs = np.nonzero((labels == 0) & (lines > 0))
+    ys, xs = nonzero_yx((labels == 0) & (lines > 0))
     best = np.zeros(len(ys), np.int32)
     for dy, dx in ((-1, 0), (1, 0), (0, -1), (0, 1)):
         v = labels[np.clip(ys + dy, 0, height - 1), np.clip(xs + dx, 0, width - 1)]

@@ -84,3 +84,50 @@ def test_street_pieces_are_neighbours_across_a_tangle_of_small_regions():
     big = np.array([False, True, True, False])
     assert [1, 2] in regions.reach_adjacency(labels, big, 8).tolist()
     assert len(regions.reach_adjacency(labels, big, 3)) == 0
+
+
+def _zhang_suen_reference(binary: np.ndarray, max_iterations: int) -> np.ndarray:
+    """Textbook Zhang-Suen on the whole image at every pass (the slow reference)."""
+    img = np.pad(binary.astype(np.uint8), 1)
+    for _ in range(max_iterations):
+        changed = False
+        for first in (True, False):
+            p = [np.roll(img, shift, axis=(0, 1)) for shift in
+                 ((1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0), (-1, 1), (0, 1), (1, 1))]
+            count = sum(q.astype(int) for q in p)                # N, NE, E, SE, S, SW, W, NW
+            turns = sum((p[i] == 0) & (p[(i + 1) % 8] == 1) for i in range(8))
+            n, e, s, w = p[0], p[2], p[4], p[6]
+            if first:
+                side = (n * e * s == 0) & (e * s * w == 0)
+            else:
+                side = (n * e * w == 0) & (n * s * w == 0)
+            delete = (img == 1) & (count >= 2) & (count <= 6) & (turns == 1) & side
+            if delete.any():
+                img[delete] = 0
+                changed = True
+        if not changed:
+            break
+    return img[1:-1, 1:-1]
+
+
+def test_thinning_and_spur_pruning_match_whole_image_passes():
+    from core.blocks.thinning import nonzero_yx, prune_spurs, thin
+
+    ink = np.zeros((240, 320), np.uint8)
+    cv2.rectangle(ink, (20, 20), (300, 220), 1, 5)               # thick outline
+    cv2.circle(ink, (160, 120), 60, 1, 9)
+    cv2.rectangle(ink, (60, 150), (100, 200), 1, -1)             # a solid blob
+    cv2.putText(ink, "Rue 12", (110, 205), cv2.FONT_HERSHEY_SIMPLEX, 1.0, 1, 3)
+    for iterations in (2, 8):
+        assert np.array_equal(thin(ink, iterations), _zhang_suen_reference(ink, iterations))
+    skeleton = np.zeros((60, 120), np.uint8)
+    cv2.line(skeleton, (10, 30), (110, 30), 1, 1)                # a line with two free ends
+    cv2.line(skeleton, (60, 30), (60, 22), 1, 1)                 # an 8 px spur
+    cv2.line(skeleton, (30, 30), (30, 55), 1, 1)                 # a 25 px branch
+    pruned = prune_spurs(skeleton, 10)
+    assert pruned[30, 10:111].all()                              # the line keeps its ends
+    assert not pruned[22:29, 60].any()                           # the spur is gone
+    assert pruned[31:56, 30].all()                               # the long branch stays
+    mask = thin(ink, 8)
+    assert all(np.array_equal(a, b) for a, b in zip(nonzero_yx(mask), np.nonzero(mask),
+                                                     strict=True))
