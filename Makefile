@@ -17,7 +17,7 @@ APT_PACKAGES := python3-qgis qgis-providers python3-gdal gdal-bin python3-venv p
 BENCHES := metrics textdet chamfer-ap chart synth graticule georef georef-accuracy maparea blocks
 
 .PHONY: install system-packages test lint demo bench $(addprefix bench-,$(BENCHES)) zip \
-	transup transcompile clean
+	transup transcompile readme clean
 
 install: system-packages $(STAMP)
 
@@ -60,6 +60,10 @@ transup: install
 transcompile: system-packages
 	@for ts in i18n/*.ts; do [ -e "$$ts" ] || continue; \
 		qm=$${ts%.ts}.qm; [ "$$qm" -nt "$$ts" ] || lrelease -silent "$$ts" -qm "$$qm"; done
+
+# README.md is built from docs/ (docs/readme/*.md and one docs/<topic>.md per capability)
+readme:
+	/usr/bin/python3 tools/build_readme.py
 
 clean:
 	rm -rf build dist .pytest_cache .ruff_cache demo-output bench-output
