@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from .lettering import segment_kernel
 from .settings import BlockSettings
 
 
@@ -208,8 +209,6 @@ def _crossing_work(ink: np.ndarray, line: LongLine, rows: np.ndarray, cols: np.n
                    s: BlockSettings) -> np.ndarray:
     """Ink values for the band pixels ``(rows, cols)`` of a dark line: 1 where the ink lies
     on a straight run of ``text_line_length`` px at least 15 degrees off the line."""
-    from .lettering import segment_kernel
-
     pad = s.px(s.text_line_length)
     y0, y1 = max(0, int(rows.min()) - pad), min(ink.shape[0], int(rows.max()) + pad + 1)
     x0, x1 = max(0, int(cols.min()) - pad), min(ink.shape[1], int(cols.max()) + pad + 1)

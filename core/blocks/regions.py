@@ -67,11 +67,6 @@ def region_widths(labels: np.ndarray, ids: np.ndarray,
     return radius, half_width
 
 
-def inscribed_radius(labels: np.ndarray, ids: np.ndarray) -> np.ndarray:
-    """Radius of the largest disk inside each region of ``ids`` (pixels)."""
-    return region_widths(labels, ids)[0]
-
-
 def unique_pairs(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     """Distinct rows of ``(lo, hi)`` (non-negative int32 labels): ``(K, 2) int64``, sorted.
 
@@ -158,17 +153,13 @@ def open_space(labels: np.ndarray, n: int, lines: np.ndarray, map_area: int,
     candidates = np.flatnonzero(area >= s.area(s.corridor_min_area))
     if len(candidates) == 0:
         return street
-    pool = None
-    if np.isfinite(s.corridor_ratio):   # the neighbours, needed for corridor growth only
-        pool = ThreadPoolExecutor(max_workers=1)
-        pairs_job = pool.submit(_corridor_pairs, labels, lines, area, s)
-    try:
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        # the neighbours (needed for corridor growth only) while the radii are measured
+        pairs_job = (pool.submit(_corridor_pairs, labels, lines, area, s)
+                     if np.isfinite(s.corridor_ratio) else None)
         objects = ndi.find_objects(labels)
         radius = region_widths(labels, candidates, False, objects)[0]
-        pairs = pairs_job.result() if pool is not None else None
-    finally:
-        if pool is not None:
-            pool.shutdown()
+        pairs = pairs_job.result() if pairs_job is not None else None
     ratio = area[candidates] / np.maximum(radius, 1.0) ** 2
     # the spread test only matters for large regions not already networks by their ratio
     half_width = radius.copy()
