@@ -1,13 +1,21 @@
-"""Helpers of the plugin tests: sheet constants, ground truth, waiting for tasks, the form."""
+"""Helpers of the plugin tests: sheet constants, ground truth, waiting for tasks, the form,
+the repository's tools, the plugin in a fresh QGIS process."""
 
 from __future__ import annotations
 
+import importlib.util
+import json
+import os
+import subprocess
+import sys
 import time
 from pathlib import Path
+from types import ModuleType
 
 from qgis.core import QgsProject
 from qgis.PyQt.QtCore import QCoreApplication
 
+REPO = Path(__file__).resolve().parents[2]
 SHEET_SIZE = 2500
 SPACING_PX = 700.0
 
@@ -48,3 +56,42 @@ def read_anchor(points_file: Path, k: int = 0) -> tuple[float, float, float, flo
     x, y = gcps.pixel_xy[k]
     e, n = gcps.map_xy[k]
     return float(x), float(y), float(e), float(n)
+
+
+def load_tool(name: str) -> ModuleType:
+    """The script ``tools/<name>.py`` of the repository, imported as a module."""
+    spec = importlib.util.spec_from_file_location(name, REPO / "tools" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_START_QGIS_AND_PLUGIN = """
+import json, sys
+sys.path[:0] = [sys.argv[1], sys.argv[2]]
+from qgis.core import QgsApplication
+app = QgsApplication([], False)
+QgsApplication.setPrefixPath("/usr", True)
+app.initQgis()
+from fake_iface import FakeIface
+import graticule_georeferencer
+iface = FakeIface()
+plugin = graticule_georeferencer.classFactory(iface)
+plugin.initGui()
+"""
+
+
+def run_plugin_in_fresh_qgis(body: str, plugins_dir: Path, tmp_path: Path, *,
+                             before: str = "") -> dict:
+    """Run ``body`` in a new QGIS process (offscreen, profile in ``tmp_path``) with the
+    ``graticule_georeferencer`` package of ``plugins_dir`` loaded as ``plugin`` on a
+    ``FakeIface`` ``iface``; ``before`` runs first. ``body`` prints one JSON line last; its
+    value is returned. The plugin is unloaded and QGIS exited after ``body``."""
+    script = before + _START_QGIS_AND_PLUGIN + body + "\nplugin.unload()\napp.exitQgis()\n"
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen",
+               QGIS_CUSTOM_CONFIG_PATH=str(tmp_path / "profile"))
+    run = subprocess.run([sys.executable, "-c", script, str(plugins_dir),
+                          str(Path(__file__).parent)], capture_output=True, text=True,
+                         env=env, timeout=120, check=False, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr[-2000:]
+    return json.loads(run.stdout.strip().splitlines()[-1])

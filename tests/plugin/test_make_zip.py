@@ -2,22 +2,16 @@
 
 from __future__ import annotations
 
-import importlib.util
-import json
 import zipfile
 from pathlib import Path
 
 import pytest
-
-REPO = Path(__file__).resolve().parents[2]
+from plugin_test_helpers import REPO, load_tool, run_plugin_in_fresh_qgis
 
 
 @pytest.fixture(scope="module")
 def make_zip():
-    spec = importlib.util.spec_from_file_location("make_zip", REPO / "tools" / "make_zip.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_tool("make_zip")
 
 
 def test_real_tree_ships_plugin_and_core_without_tests_or_caches(make_zip):
@@ -95,35 +89,20 @@ def test_stale_translation_is_reported(make_zip, tmp_path):
 
 
 _LOAD_FROM_ZIP = r"""
-import json, sys
-sys.path[:0] = [sys.argv[1], sys.argv[2]]
-from qgis.core import QgsApplication
-app = QgsApplication([], False)
-QgsApplication.setPrefixPath("/usr", True)
-app.initQgis()
-from fake_iface import FakeIface
-import graticule_georeferencer
 from graticule_georeferencer.plugin import i18n
-iface = FakeIface()
-plugin = graticule_georeferencer.classFactory(iface)
-plugin.initGui()
 print(json.dumps({"file": graticule_georeferencer.__file__, "actions": len(plugin.actions),
                   "algorithms": sorted(a.name() for a in plugin.provider.algorithms()),
                   "icon": not plugin.actions[0].icon().isNull(),
                   "french": i18n.install_translator("fr") is not None,
                   "messages": iface.messages()}))
-plugin.unload()
-app.exitQgis()
 """
 
 
 @pytest.mark.qgis
 def test_zip_of_this_tree_installs_and_loads(make_zip, tmp_path):
     """The zip of the real tree (plus a stand-in LICENSE) loads in QGIS from its folder."""
-    import os
     import shutil
     import subprocess
-    import sys
 
     src = tmp_path / "src"
     for rel in make_zip.plugin_files(REPO):
@@ -141,13 +120,7 @@ def test_zip_of_this_tree_installs_and_loads(make_zip, tmp_path):
     plugins = tmp_path / "plugins"
     with zipfile.ZipFile(target) as archive:
         archive.extractall(plugins)
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen",
-               QGIS_CUSTOM_CONFIG_PATH=str(tmp_path / "profile"))
-    run = subprocess.run([sys.executable, "-c", _LOAD_FROM_ZIP, str(plugins),
-                          str(Path(__file__).parent)], capture_output=True, text=True,
-                         env=env, timeout=120, check=False, cwd=tmp_path)
-    assert run.returncode == 0, run.stderr[-2000:]
-    loaded = json.loads(run.stdout.strip().splitlines()[-1])
+    loaded = run_plugin_in_fresh_qgis(_LOAD_FROM_ZIP, plugins, tmp_path)
     assert loaded["file"].startswith(str(plugins))
     assert loaded["actions"] == 2 and loaded["icon"] and loaded["french"]
     assert {"detectgraticule", "georeference", "evaluatet3"} <= set(loaded["algorithms"])

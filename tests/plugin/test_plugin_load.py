@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import configparser
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from fake_iface import FakeIface
+from plugin_test_helpers import run_plugin_in_fresh_qgis
 
 pytestmark = pytest.mark.qgis
 
@@ -97,24 +94,17 @@ def test_plugin_imports_only_qgis_pyqt():
     assert offenders == []
 
 
-_WITHOUT_OPENCV = r"""
-import importlib.abc, json, sys
+_BLOCK_OPENCV = r"""
+import importlib.abc, sys
 class Block(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path=None, target=None):
         if name == "cv2" or name.startswith("cv2."):
             raise ModuleNotFoundError("No module named 'cv2'", name="cv2")
         return None
 sys.meta_path.insert(0, Block())
-sys.path[:0] = [sys.argv[1], sys.argv[2]]
-from qgis.core import QgsApplication
-app = QgsApplication([], False)
-QgsApplication.setPrefixPath("/usr", True)
-app.initQgis()
-from fake_iface import FakeIface
-import graticule_georeferencer
-iface = FakeIface()
-plugin = graticule_georeferencer.classFactory(iface)
-plugin.initGui()
+"""
+
+_CLICK_WITHOUT_OPENCV = r"""
 at_load = iface.messages()
 plugin.actions[0].trigger()
 alg = plugin.provider.algorithms()[0]
@@ -122,20 +112,13 @@ ok, why = alg.canExecute()
 print(json.dumps({"at_load": at_load, "after_click": iface.messages()[len(at_load):],
                   "actions": len(plugin.actions), "dialogs": len(plugin.dialogs),
                   "can_execute": ok, "why": why, "cv2_loaded": "cv2" in sys.modules}))
-plugin.unload()
-app.exitQgis()
 """
 
 
 def test_loads_without_opencv_and_says_how_to_install_it(plugin_package, tmp_path):
     packages = Path(plugin_package.__file__).parent.parent
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen",
-               QGIS_CUSTOM_CONFIG_PATH=str(tmp_path / "profile"))
-    run = subprocess.run([sys.executable, "-c", _WITHOUT_OPENCV, str(packages),
-                          str(Path(__file__).parent)], capture_output=True, text=True,
-                         env=env, timeout=120, check=False)
-    assert run.returncode == 0, run.stderr[-2000:]
-    report = json.loads(run.stdout.strip().splitlines()[-1])
+    report = run_plugin_in_fresh_qgis(_CLICK_WITHOUT_OPENCV, packages, tmp_path,
+                                      before=_BLOCK_OPENCV)
     command = "python3 -m pip install --user opencv-python-headless"
     assert report["actions"] == 2 and report["dialogs"] == 0
     assert len(report["at_load"]) == 1 and command in report["at_load"][0]

@@ -1,22 +1,13 @@
 """README.md is the assembly of its sources in docs/ (``make readme``), never edited apart."""
 
-import importlib.util
 import re
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _build_readme():
-    path = ROOT / "tools" / "build_readme.py"
-    spec = importlib.util.spec_from_file_location("build_readme", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.build_readme
+from plugin_test_helpers import REPO as ROOT
+from plugin_test_helpers import load_tool
 
 
 def test_readme_is_built_from_docs():
-    built = _build_readme()()
+    built = load_tool("build_readme").build_readme()
     assert (ROOT / "README.md").read_text(encoding="utf-8") == built, \
         "README.md differs from its sources in docs/: run `make readme`"
 
