@@ -9,9 +9,13 @@ sources, not README.md.
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from core.atomic import write_text_atomic  # noqa: E402  (the repository's own helper)
+
 DOCS = ROOT / "docs"
 TOPICS = ("graticule", "georef", "maparea-blocks", "plugin", "synth", "metrics-mapseg",
           "metrics-textdet", "metrics-chamfer-ap", "metrics-chart")
@@ -32,9 +36,7 @@ def build_readme() -> str:
 def main() -> None:
     """Write README.md atomically (temporary name, then rename)."""
     target = ROOT / "README.md"
-    tmp = target.with_suffix(".md.tmp")
-    tmp.write_text(build_readme(), encoding="utf-8")
-    tmp.replace(target)
+    write_text_atomic(target, build_readme())
     print(f"wrote {target}")
 
 

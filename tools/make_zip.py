@@ -22,6 +22,9 @@ from pathlib import Path
 
 PACKAGE = "graticule_georeferencer"
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from core.atomic import atomic_output  # noqa: E402  (the repository's own helper)
+
 TOP_FILES = ("__init__.py", "metadata.txt", "LICENSE", "README.md")
 TOP_DIRS = ("plugin", "core")
 REQUIRED_METADATA = ("name", "qgisMinimumVersion", "description", "about", "version",
@@ -98,14 +101,9 @@ def build_zip(root: Path = ROOT, output_dir: Path | None = None) -> Path:
     out_dir = output_dir or root / "dist"
     out_dir.mkdir(parents=True, exist_ok=True)
     target = out_dir / f"{PACKAGE}-{version}.zip"
-    tmp = target.with_name(f".{target.name}.tmp{os.getpid()}")
-    try:
-        with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as archive:
-            for rel in plugin_files(root):
-                archive.write(root / rel, f"{PACKAGE}/{rel.as_posix()}")
-        os.replace(tmp, target)
-    finally:
-        tmp.unlink(missing_ok=True)
+    with atomic_output(target) as tmp, zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as archive:
+        for rel in plugin_files(root):
+            archive.write(root / rel, f"{PACKAGE}/{rel.as_posix()}")
     return target
 
 
