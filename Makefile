@@ -17,7 +17,7 @@ APT_PACKAGES := python3-qgis qgis-providers python3-gdal gdal-bin python3-venv p
 BENCHES := metrics textdet chamfer-ap chart synth graticule georef georef-accuracy maparea blocks
 
 .PHONY: install system-packages test lint demo bench $(addprefix bench-,$(BENCHES)) zip \
-	transup transcompile readme clean
+	transup transcompile readme train-blocks-net clean
 
 install: system-packages $(STAMP)
 
@@ -60,6 +60,12 @@ transup: install
 transcompile: system-packages
 	@for ts in i18n/*.ts; do [ -e "$$ts" ] || continue; \
 		qm=$${ts%.ts}.qm; [ "$$qm" -nt "$$ts" ] || lrelease -silent "$$ts" -qm "$$qm"; done
+
+# Dev only: retrain core/blocks/models/block_net.onnx from generated sheets (torch, CPU; about
+# 25 min on 2 cores). The plugin never needs torch: core.blocks runs the ONNX file with OpenCV.
+train-blocks-net: install
+	$(PIP) install -c constraints.txt -r requirements-train.txt
+	$(PYTHON) -m tools.train_blocks_net --steps 4500 --minutes 31
 
 # README.md is built from docs/ (docs/readme/*.md and one docs/<topic>.md per capability)
 readme:

@@ -163,7 +163,7 @@ def crossing_share(strength: np.ndarray, pos: np.ndarray, t: np.ndarray, axis: i
     return int(np.count_nonzero(sides[0] & sides[1])) / max(either, 1)
 
 
-def _band(line: LongLine, half: int, shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+def band_pixels(line: LongLine, half: int, shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
     """Row and column indices of the pixels within ``half`` px across of a line."""
     across = shape[0] if line.axis == 0 else shape[1]
     q = np.clip(line.pos[None, :] + np.arange(-half, half + 1)[:, None], 0, across - 1)
@@ -186,7 +186,7 @@ def erase_long_lines(ink: np.ndarray, strength: np.ndarray, lines: list[LongLine
     out = ink.copy()
     light_bands = [np.zeros(ink.shape, bool), np.zeros(ink.shape, bool)]
     for line in lines:
-        rows, cols = _band(line, half, ink.shape)
+        rows, cols = band_pixels(line, half, ink.shape)
         if not line.dark:
             light = strength[rows, cols] < s.long_line_dark
             light_bands[line.axis][rows[light], cols[light]] = True

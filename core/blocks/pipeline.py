@@ -4,7 +4,9 @@ Steps: ink map (red removed, text removed, graticule lines and folds erased), le
 touching line work erased, hatched areas emptied, thinning to a one-pixel line network with
 spurs removed and gaps closed, then the regions it encloses. Open space (street network,
 squares, river) is recognised by its size and shape; closed shapes are the other regions,
-blocks are the map minus open space.
+blocks are the map minus open space. With ``BlockSettings.block_net`` (the default at the
+blocks level) the blocks come from the block-interior network instead (``netfuse.py``) and,
+at the blocks level, the line network is not computed.
 """
 
 from __future__ import annotations
@@ -25,8 +27,10 @@ from .gaps import (
     join_facing_ends,
     join_near_ends,
 )
-from .ink import drop_small_components, ink_map
+from .ink import drop_small_components, ink_map, ink_strength, long_thin_lines
 from .lettering import erase_lettering
+from .net import block_probability
+from .netfuse import drop_street_shapes, net_blocks
 from .settings import BlockSettings
 from .texture import erase_texture, hatch_areas
 from .thinning import prune_spurs, thin
@@ -44,7 +48,8 @@ class Segmentation:
         shapes: ``(H, W) int32`` shape ids 1..n_shapes, 0 elsewhere (None at blocks level).
         n_shapes: number of shapes (0 at blocks level).
         parents: ``(n_shapes + 1,)`` block id of each shape (index 0 unused), or None.
-        lines: ``(H, W) uint8`` the one-pixel line network the regions are cut by.
+        lines: ``(H, W) uint8`` the one-pixel line network the regions are cut by (all 0
+            when the blocks come from the network alone: ``block_net`` at the blocks level).
     """
 
     blocks: np.ndarray
@@ -126,6 +131,18 @@ def segment_sheet(image: ImageLike, mask: ImageLike | np.ndarray | None = None, 
         map_mask = read_mask(mask, shape, what="map-area mask")
     if not map_mask.any():
         raise InputError("the map-area mask is empty; give a mask with the map in white")
+    prob = long_lines = None
+    if s.block_net:
+        report(progress, 0.05, "block network")
+        prob = block_probability(rgb, s.scale)
+        if s.remove_long_lines and s.net_bridge > 0:
+            long_lines = long_thin_lines(ink_strength(rgb, s), map_mask, s)
+        if level == "blocks":
+            del rgb
+            block_labels, n_blocks = net_blocks(prob, map_mask, s, long_lines)
+            report(progress, 1.0, "done")
+            return Segmentation(block_labels, n_blocks, None, 0, None,
+                                np.zeros(shape, np.uint8))
     lines = line_network(rgb, map_mask, s, progress)
     del rgb
     report(progress, 0.8, "regions")
@@ -138,8 +155,13 @@ def segment_sheet(image: ImageLike, mask: ImageLike | np.ndarray | None = None, 
         # independent steps, mostly in OpenCV and NumPy code that releases the GIL
         with ThreadPoolExecutor(max_workers=2) as pool:
             shapes_job = pool.submit(regions.shapes, labels, street, s)
-            block_labels, n_blocks = regions.blocks(labels, street, map_mask, s, area)
+            if prob is None:
+                block_labels, n_blocks = regions.blocks(labels, street, map_mask, s, area)
+            else:
+                block_labels, n_blocks = net_blocks(prob, map_mask, s, long_lines)
             shape_labels, n_shapes = shapes_job.result()
+        if prob is not None and s.net_shape_drop > 0:
+            shape_labels, n_shapes = drop_street_shapes(shape_labels, n_shapes, prob, s)
         parents = regions.parent_ids(shape_labels, n_shapes, block_labels, n_blocks)
     else:
         block_labels, n_blocks = regions.blocks(labels, street, map_mask, s, area)

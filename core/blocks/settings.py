@@ -67,18 +67,27 @@ class BlockSettings:
     network_min_area: int = 20000  #: ... and at least this large is open space
     network_spread: float = 60.0   #: or area / (median half-width)^2 above this (leaks)
     street_margin: int = 3         #: blocks stop this far from the street (outline width)
+    # block-interior network (models/block_net.onnx, OpenCV DNN)
+    block_net: bool = False        #: blocks are the network's block pixels (no line network)
+    net_threshold: float = 0.5     #: block probability above which a pixel is on a block
+    net_open: int = 3              #: opening radius removing bridges and slivers
+    net_bridge: int = 5            #: gaps cut by long thin lines are closed up to 2x this
+    net_shape_drop: float = 0      #: shapes level: shapes of mean probability below this go
 
     @classmethod
     def for_level(cls, level: str, **changes) -> BlockSettings:
         """The defaults tuned for ``level`` ("blocks" or "shapes"), with ``changes``.
 
-        Blocks (MapSeg task 1, generated sheets): corridor growth, so street pieces cut
-        off by text or rails are open space, and the spread test for blocks leaked into
-        the street network. Shapes (every closed shape, real 1925 atlas): no corridor
-        growth (narrow buildings and sidewalk strips are shapes), no spread test, longer
-        spurs pruned, no extension of line ends onto other lines or to corners (text and
-        hatching stubs would cut shapes), strips thinner than ``min_shape_radius``
-        (between water lines or rails) dropped, outlines sealed at the map's edge.
+        Blocks (MapSeg task 1): corridor growth, so street pieces cut off by text or rails
+        are open space, and the spread test for blocks leaked into the street network.
+        ``block_net=True`` takes the blocks from the block-interior network instead (the
+        line network is not used): much better on generated sheets, worse on the real 1925
+        atlas (docs/maparea-blocks.md), so it is opt-in.
+        Shapes (every closed shape, real 1925 atlas): no corridor growth (narrow buildings
+        and sidewalk strips are shapes), no spread test, longer spurs pruned, no extension
+        of line ends onto other lines or to corners (text and hatching stubs would cut
+        shapes), strips thinner than ``min_shape_radius`` (between water lines or rails)
+        dropped, outlines sealed at the map's edge.
         """
         base = cls() if level == "blocks" else cls(
             corridor_ratio=float("inf"), end_gap=0, corner_extend=0, spur_length=15,

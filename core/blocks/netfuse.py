@@ -1,0 +1,60 @@
+"""Blocks and shapes from the block-interior network (``BlockSettings.block_net``).
+
+``net_blocks``: the blocks are the map pixels the network (``net.py``) gives a block
+probability above ``net_threshold``, with the gaps a graticule line or a fold cuts through
+them closed (the network sees them as thin streets), opened with a disk of radius
+``net_open`` (thin bridges across narrow streets and slivers at the map's edge go),
+components under ``min_block_area`` dropped. ``drop_street_shapes``: closed shapes (from
+the line network) whose mean probability is below ``net_shape_drop`` are pieces of street.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from .ink import LongLine, band_pixels, disk
+from .regions import relabel
+from .settings import BlockSettings
+
+
+def bridge_long_lines(inside: np.ndarray, lines: list[LongLine], s: BlockSettings) -> None:
+    """Close, in place, the gaps a long thin line (graticule, fold: not a boundary) cuts
+    through ``inside`` (uint8 0/1): a closing across the line, at most ``2 * net_bridge + 1``
+    px long, within ``net_bridge`` px of it."""
+    half = s.px(s.net_bridge)
+    for axis in (0, 1):
+        band = np.zeros(inside.shape, bool)
+        for line in lines:
+            if line.axis == axis:
+                band[band_pixels(line, half, inside.shape)] = True
+        if not band.any():
+            continue
+        kernel = np.ones((2 * half + 1, 1) if axis == 0 else (1, 2 * half + 1), np.uint8)
+        closed = cv2.morphologyEx(inside, cv2.MORPH_CLOSE, kernel)
+        inside[band] = closed[band]
+
+
+def net_blocks(prob: np.ndarray, mask: np.ndarray, s: BlockSettings,
+               long_lines: list[LongLine] | None = None) -> tuple[np.ndarray, int]:
+    """Block labels ``(int32, count)`` from the probability ``prob`` (uint8 0-255, full
+    resolution) inside the map-area ``mask``; the gaps cut by ``long_lines`` (see
+    :func:`core.blocks.ink.long_thin_lines`) are bridged first."""
+    inside = ((prob > round(255 * s.net_threshold)) & mask).astype(np.uint8)
+    if long_lines and s.net_bridge > 0:
+        bridge_long_lines(inside, long_lines, s)
+        inside &= mask.astype(np.uint8)
+    if s.net_open > 0:
+        inside = cv2.morphologyEx(inside, cv2.MORPH_OPEN, disk(s.px(s.net_open)))
+    return relabel(inside, s.area(s.min_block_area))
+
+
+def drop_street_shapes(shapes: np.ndarray, n: int, prob: np.ndarray,
+                       s: BlockSettings) -> tuple[np.ndarray, int]:
+    """Closed shapes without those whose mean block probability is below ``net_shape_drop``
+    (pieces of street cut off by lettering or rails)."""
+    total = np.bincount(shapes.ravel(), weights=prob.ravel(), minlength=n + 1)
+    area = np.bincount(shapes.ravel(), minlength=n + 1)
+    keep = total >= s.net_shape_drop * 255 * np.maximum(area, 1)
+    keep[0] = False
+    return relabel(np.where(keep[shapes], shapes, 0), 1)
