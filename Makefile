@@ -65,7 +65,7 @@ transcompile: system-packages
 # 25 min on 2 cores). The plugin never needs torch: core.blocks runs the ONNX file with OpenCV.
 train-blocks-net: install
 	$(PIP) install -c constraints.txt -r requirements-train.txt
-	$(PYTHON) -m tools.train_blocks_net --steps 4500 --minutes 31
+	$(PYTHON) -m tools.train_blocks_net --sheets 48 --steps 2600 --stop-step 2160 --minutes 60
 
 # README.md is built from docs/ (docs/readme/*.md and one docs/<topic>.md per capability)
 readme:

@@ -4,7 +4,9 @@
 probability above ``net_threshold``, with the gaps a graticule line or a fold cuts through
 them closed (the network sees them as thin streets), opened with a disk of radius
 ``net_open`` (thin bridges across narrow streets and slivers at the map's edge go),
-components under ``min_block_area`` dropped. ``drop_street_shapes``: closed shapes (from
+enclosed holes under ``NET_FILL_HOLES`` filled (a courtyard or garden the network calls
+open space lies inside its block's outline), components under ``min_block_area`` dropped.
+``drop_street_shapes``: closed shapes (from
 the line network) whose mean probability is below ``net_shape_drop`` are pieces of street.
 """
 
@@ -16,6 +18,8 @@ import numpy as np
 from .ink import LongLine, band_pixels, disk
 from .regions import relabel
 from .settings import BlockSettings
+
+NET_FILL_HOLES = 250_000   #: holes enclosed by blocks up to this area (px at scale 1) are filled
 
 
 def bridge_long_lines(inside: np.ndarray, lines: list[LongLine], s: BlockSettings) -> None:
@@ -35,6 +39,20 @@ def bridge_long_lines(inside: np.ndarray, lines: list[LongLine], s: BlockSetting
         inside[band] = closed[band]
 
 
+def fill_small_holes(inside: np.ndarray, max_area: int) -> np.ndarray:
+    """``inside`` (uint8 0/1) with its holes (4-connected regions of 0 not reaching the
+    image's edge) of at most ``max_area`` pixels set to 1."""
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(1 - inside, connectivity=4,
+                                                           ltype=cv2.CV_32S)
+    h, w = inside.shape
+    x, y = stats[:, cv2.CC_STAT_LEFT], stats[:, cv2.CC_STAT_TOP]
+    enclosed = ((x > 0) & (y > 0) & (x + stats[:, cv2.CC_STAT_WIDTH] < w)
+                & (y + stats[:, cv2.CC_STAT_HEIGHT] < h))
+    fill = enclosed & (stats[:, cv2.CC_STAT_AREA] <= max_area)
+    fill[0] = False
+    return (inside | fill[labels]).astype(np.uint8)
+
+
 def net_blocks(prob: np.ndarray, mask: np.ndarray, s: BlockSettings,
                long_lines: list[LongLine] | None = None) -> tuple[np.ndarray, int]:
     """Block labels ``(int32, count)`` from the probability ``prob`` (uint8 0-255, full
@@ -46,6 +64,8 @@ def net_blocks(prob: np.ndarray, mask: np.ndarray, s: BlockSettings,
         inside &= mask.astype(np.uint8)
     if s.net_open > 0:
         inside = cv2.morphologyEx(inside, cv2.MORPH_OPEN, disk(s.px(s.net_open)))
+    if NET_FILL_HOLES > 0:
+        inside = fill_small_holes(inside, s.area(NET_FILL_HOLES)) & mask.astype(np.uint8)
     return relabel(inside, s.area(s.min_block_area))
 
 

@@ -11,6 +11,8 @@ import pytest
 
 from core.blocks import BlockSettings, segment_sheet
 from core.blocks.net import MODEL_PATH, block_probability, load_net
+from core.blocks.netfuse import fill_small_holes
+from core.errors import InputError
 from core.metrics.panoptic import panoptic_quality
 from core.synth import generate_sheet
 
@@ -23,7 +25,28 @@ def sheet():
 
 def test_model_is_small_and_loads_with_opencv():
     assert MODEL_PATH.stat().st_size < 2_000_000
-    assert not load_net().empty()
+    assert not load_net()[0].empty()
+
+
+def test_a_model_without_its_geometry_file_is_refused(tmp_path):
+    model = tmp_path / "other.onnx"
+    model.write_bytes(MODEL_PATH.read_bytes())
+    with pytest.raises(InputError, match=r"other\.json"):
+        load_net(model)
+
+
+def test_fill_small_holes_fills_only_small_enclosed_holes():
+    inside = np.zeros((60, 90), np.uint8)
+    inside[5:25, 5:25] = 1
+    inside[10:15, 10:15] = 0         # a courtyard: 25 px, enclosed
+    inside[30:60, 30:90] = 1
+    inside[35:55, 35:55] = 0         # a large enclosed hole: 400 px
+    inside[40:60, 70:80] = 0         # a notch open to the image's edge
+    out = fill_small_holes(inside, 100)
+    assert out[10:15, 10:15].all()
+    assert not out[35:55, 35:55].any() and not out[40:60, 70:80].any()
+    assert np.array_equal(out[inside == 1], inside[inside == 1])
+    assert fill_small_holes(inside, 400)[35:55, 35:55].all()
 
 
 def test_probability_finds_the_blocks_of_a_generated_sheet(sheet):
