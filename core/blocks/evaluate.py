@@ -16,20 +16,33 @@ import numpy as np
 from ..metrics.panoptic import PanopticResult, panoptic_quality
 
 
-def closed_shapes_reference(edges: np.ndarray, mask: np.ndarray, *,
-                            street_fraction: float = 0.03,
-                            min_area: int = 1000) -> tuple[np.ndarray, np.ndarray]:
-    """``(reference labels int32, ignored bool)`` from an edge image (nonzero on edges)."""
+def _regions_and_street(edges: np.ndarray, mask: np.ndarray, street_fraction: float
+                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The 4-connected regions of non-edge map pixels: ``(labels int32, area per label,
+    street per label)``, street being the regions over ``street_fraction`` of the mask."""
     free = ((edges == 0) & mask).astype(np.uint8)
     n, labels = cv2.connectedComponents(free, connectivity=4, ltype=cv2.CV_32S)
     area = np.bincount(labels.ravel(), minlength=n)
     area[0] = 0
-    street = area > street_fraction * int(mask.sum())
+    return labels, area, area > street_fraction * int(mask.sum())
+
+
+def _keep_large(labels: np.ndarray, area: np.ndarray, drop: np.ndarray,
+                min_area: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(reference labels int32, ignored bool)``: the labels neither dropped nor under
+    ``min_area`` pixels (those are the ignored ones)."""
     small = (area < min_area) & (area > 0)
-    keep = ~street & ~small
+    keep = ~drop & ~small
     keep[0] = False
-    ref = np.where(keep[labels], labels, 0).astype(np.int32)
-    return ref, small[labels]
+    return np.where(keep[labels], labels, 0).astype(np.int32), small[labels]
+
+
+def closed_shapes_reference(edges: np.ndarray, mask: np.ndarray, *,
+                            street_fraction: float = 0.03,
+                            min_area: int = 1000) -> tuple[np.ndarray, np.ndarray]:
+    """``(reference labels int32, ignored bool)`` from an edge image (nonzero on edges)."""
+    labels, area, street = _regions_and_street(edges, mask, street_fraction)
+    return _keep_large(labels, area, street, min_area)
 
 
 def blocks_reference(edges: np.ndarray, mask: np.ndarray, *, street_fraction: float = 0.03,
@@ -43,20 +56,13 @@ def blocks_reference(edges: np.ndarray, mask: np.ndarray, *, street_fraction: fl
     This is not MapSeg's task-1 ground truth (none exists for the crop): parts of the map
     without drawn edges count as street, so it serves to compare methods, not as a target.
     """
-    free = ((edges == 0) & mask).astype(np.uint8)
-    n, labels = cv2.connectedComponents(free, connectivity=4, ltype=cv2.CV_32S)
-    area = np.bincount(labels.ravel(), minlength=n)
-    area[0] = 0
-    street = (area > street_fraction * int(mask.sum()))[labels].astype(np.uint8)
-    street = cv2.dilate(street, np.ones((3, 3), np.uint8))
-    blocks = (mask & (street == 0)).astype(np.uint8)
+    labels, _, street = _regions_and_street(edges, mask, street_fraction)
+    street_px = cv2.dilate(street[labels].astype(np.uint8), np.ones((3, 3), np.uint8))
+    blocks = (mask & (street_px == 0)).astype(np.uint8)
     n, labels = cv2.connectedComponents(blocks, connectivity=4, ltype=cv2.CV_32S)
     area = np.bincount(labels.ravel(), minlength=n)
-    small = area < min_area
-    small[0] = False
-    keep = ~small
-    keep[0] = False
-    return np.where(keep[labels], labels, 0).astype(np.int32), small[labels]
+    area[0] = 0
+    return _keep_large(labels, area, np.zeros(n, bool), min_area)
 
 
 def shapes_quality(reference: np.ndarray, ignored: np.ndarray,

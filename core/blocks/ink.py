@@ -224,11 +224,13 @@ def _crossing_work(ink: np.ndarray, line: LongLine, rows: np.ndarray, cols: np.n
     return kept[rows - y0, cols - x0]
 
 
-def ink_map(rgb: np.ndarray, mask: np.ndarray, s: BlockSettings) -> tuple[np.ndarray, np.ndarray]:
-    """``(ink uint8 0/1, strength uint8)``: line work inside ``mask`` without text."""
-    strength = ink_strength(rgb, s)
+def ink_map(strength: np.ndarray, mask: np.ndarray, long_lines: list[LongLine],
+            s: BlockSettings) -> np.ndarray:
+    """Ink (uint8 0/1): line work of :func:`ink_strength` ``strength`` inside ``mask``,
+    without small components and without the graticule lines and folds ``long_lines``
+    (:func:`long_thin_lines`; erased when ``s.remove_long_lines``)."""
     ink = ((strength > s.ink_threshold) & mask).astype(np.uint8)
     ink = drop_small_components(ink, s)
     if s.remove_long_lines:
-        ink = erase_long_lines(ink, strength, long_thin_lines(strength, mask, s), s)
-    return ink, strength
+        ink = erase_long_lines(ink, strength, long_lines, s)
+    return ink

@@ -1,13 +1,11 @@
-"""Blocks and shapes from the block-interior network (``BlockSettings.block_net``).
+"""Blocks from the block-interior network (``BlockSettings.block_net``).
 
 ``net_blocks``: the blocks are the map pixels the network (``net.py``) gives a block
 probability above ``net_threshold``, with the gaps a graticule line or a fold cuts through
 them closed (the network sees them as thin streets), opened with a disk of radius
 ``net_open`` (thin bridges across narrow streets and slivers at the map's edge go),
-enclosed holes under ``NET_FILL_HOLES`` filled (a courtyard or garden the network calls
+enclosed holes up to ``net_fill_holes`` filled (a courtyard or garden the network calls
 open space lies inside its block's outline), components under ``min_block_area`` dropped.
-``drop_street_shapes``: closed shapes (from
-the line network) whose mean probability is below ``net_shape_drop`` are pieces of street.
 """
 
 from __future__ import annotations
@@ -18,8 +16,6 @@ import numpy as np
 from .ink import LongLine, band_pixels, disk
 from .regions import relabel
 from .settings import BlockSettings
-
-NET_FILL_HOLES = 250_000   #: holes enclosed by blocks up to this area (px at scale 1) are filled
 
 
 def bridge_long_lines(inside: np.ndarray, lines: list[LongLine], s: BlockSettings) -> None:
@@ -64,17 +60,7 @@ def net_blocks(prob: np.ndarray, mask: np.ndarray, s: BlockSettings,
         inside &= mask.astype(np.uint8)
     if s.net_open > 0:
         inside = cv2.morphologyEx(inside, cv2.MORPH_OPEN, disk(s.px(s.net_open)))
-    if NET_FILL_HOLES > 0:
-        inside = fill_small_holes(inside, s.area(NET_FILL_HOLES)) & mask.astype(np.uint8)
+    if s.net_fill_holes > 0:
+        inside = fill_small_holes(inside, s.area(s.net_fill_holes)) & mask.astype(np.uint8)
     return relabel(inside, s.area(s.min_block_area))
 
-
-def drop_street_shapes(shapes: np.ndarray, n: int, prob: np.ndarray,
-                       s: BlockSettings) -> tuple[np.ndarray, int]:
-    """Closed shapes without those whose mean block probability is below ``net_shape_drop``
-    (pieces of street cut off by lettering or rails)."""
-    total = np.bincount(shapes.ravel(), weights=prob.ravel(), minlength=n + 1)
-    area = np.bincount(shapes.ravel(), minlength=n + 1)
-    keep = total >= s.net_shape_drop * 255 * np.maximum(area, 1)
-    keep[0] = False
-    return relabel(np.where(keep[shapes], shapes, 0), 1)

@@ -4,9 +4,9 @@ Steps: ink map (red removed, text removed, graticule lines and folds erased), le
 touching line work erased, hatched areas emptied, thinning to a one-pixel line network with
 spurs removed and gaps closed, then the regions it encloses. Open space (street network,
 squares, river) is recognised by its size and shape; closed shapes are the other regions,
-blocks are the map minus open space. With ``BlockSettings.block_net`` (the default at the
-blocks level) the blocks come from the block-interior network instead (``netfuse.py``) and,
-at the blocks level, the line network is not computed.
+blocks are the map minus open space. With ``BlockSettings.block_net`` (opt-in) the blocks
+come from the block-interior network instead (``netfuse.py``) and, at the blocks level, the
+line network is not computed.
 """
 
 from __future__ import annotations
@@ -27,10 +27,10 @@ from .gaps import (
     join_facing_ends,
     join_near_ends,
 )
-from .ink import drop_small_components, ink_map, ink_strength, long_thin_lines
+from .ink import LongLine, drop_small_components, ink_map, ink_strength, long_thin_lines
 from .lettering import erase_lettering
 from .net import block_probability
-from .netfuse import drop_street_shapes, net_blocks
+from .netfuse import net_blocks
 from .settings import BlockSettings
 from .texture import erase_texture, hatch_areas
 from .thinning import prune_spurs, thin
@@ -75,11 +75,11 @@ def check_level(level: str) -> str:
     return level
 
 
-def line_network(rgb: np.ndarray, mask: np.ndarray, s: BlockSettings,
-                 progress: ProgressCallback | None = None) -> np.ndarray:
-    """The one-pixel line network (uint8 0/1) bounding blocks and shapes."""
-    report(progress, 0.05, "ink")
-    ink, _ = ink_map(rgb, mask, s)
+def line_network(strength: np.ndarray, mask: np.ndarray, long_lines: list[LongLine],
+                 s: BlockSettings, progress: ProgressCallback | None = None) -> np.ndarray:
+    """The one-pixel line network (uint8 0/1) bounding blocks and shapes, from the sheet's
+    :func:`~core.blocks.ink.ink_strength` and its :func:`~core.blocks.ink.long_thin_lines`."""
+    ink = ink_map(strength, mask, long_lines, s)
     report(progress, 0.35, "lettering and hatching")
     ink = erase_lettering(ink, s)
     ink = erase_texture(ink, hatch_areas(ink, mask, s), s)
@@ -131,20 +131,27 @@ def segment_sheet(image: ImageLike, mask: ImageLike | np.ndarray | None = None, 
         map_mask = read_mask(mask, shape, what="map-area mask")
     if not map_mask.any():
         raise InputError("the map-area mask is empty; give a mask with the map in white")
-    prob = long_lines = None
+    prob = None
     if s.block_net:
         report(progress, 0.05, "block network")
         prob = block_probability(rgb, s.scale)
-        if s.remove_long_lines and s.net_bridge > 0:
-            long_lines = long_thin_lines(ink_strength(rgb, s), map_mask, s)
-        if level == "blocks":
-            del rgb
-            block_labels, n_blocks = net_blocks(prob, map_mask, s, long_lines)
-            report(progress, 1.0, "done")
-            return Segmentation(block_labels, n_blocks, None, 0, None,
-                                np.zeros(shape, np.uint8))
-    lines = line_network(rgb, map_mask, s, progress)
+    need_lines = level == "shapes" or prob is None
+    # ink strength and graticule lines/folds: for the line network, and for the network's
+    # blocks, whose gaps across those lines are bridged
+    strength = long_lines = None
+    if need_lines or (s.remove_long_lines and s.net_bridge > 0):
+        report(progress, 0.1, "ink")
+        strength = ink_strength(rgb, s)
+        long_lines = long_thin_lines(strength, map_mask, s) if s.remove_long_lines else []
     del rgb
+    net_lines = long_lines if s.net_bridge > 0 else None
+    if not need_lines:
+        del strength
+        block_labels, n_blocks = net_blocks(prob, map_mask, s, net_lines)
+        report(progress, 1.0, "done")
+        return Segmentation(block_labels, n_blocks, None, 0, None, np.zeros(shape, np.uint8))
+    lines = line_network(strength, map_mask, long_lines, s, progress)
+    del strength
     report(progress, 0.8, "regions")
     labels, n = regions.partition(lines, map_mask, s.px(s.edge_seal) if s.edge_seal > 0 else 0)
     area = regions.region_areas(labels, n)
@@ -158,10 +165,8 @@ def segment_sheet(image: ImageLike, mask: ImageLike | np.ndarray | None = None, 
             if prob is None:
                 block_labels, n_blocks = regions.blocks(labels, street, map_mask, s, area)
             else:
-                block_labels, n_blocks = net_blocks(prob, map_mask, s, long_lines)
+                block_labels, n_blocks = net_blocks(prob, map_mask, s, net_lines)
             shape_labels, n_shapes = shapes_job.result()
-        if prob is not None and s.net_shape_drop > 0:
-            shape_labels, n_shapes = drop_street_shapes(shape_labels, n_shapes, prob, s)
         parents = regions.parent_ids(shape_labels, n_shapes, block_labels, n_blocks)
     else:
         block_labels, n_blocks = regions.blocks(labels, street, map_mask, s, area)

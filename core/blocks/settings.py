@@ -72,7 +72,7 @@ class BlockSettings:
     net_threshold: float = 0.5     #: block probability above which a pixel is on a block
     net_open: int = 3              #: opening radius removing bridges and slivers
     net_bridge: int = 5            #: gaps cut by long thin lines are closed up to 2x this
-    net_shape_drop: float = 0      #: shapes level: shapes of mean probability below this go
+    net_fill_holes: int = 250_000  #: holes enclosed by a block up to this area (px) are filled
 
     @classmethod
     def for_level(cls, level: str, **changes) -> BlockSettings:

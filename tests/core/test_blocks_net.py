@@ -56,12 +56,12 @@ def test_probability_finds_the_blocks_of_a_generated_sheet(sheet):
     pred, truth = prob[inside] > 127, sheet.blocks_mask[inside]
     iou = np.count_nonzero(pred & truth) / np.count_nonzero(pred | truth)
     accuracy = np.count_nonzero(pred == truth) / truth.size   # over the map area
-    assert iou >= 0.95          # measured 0.977
+    assert iou >= 0.95          # measured 0.975
     assert accuracy >= 0.97     # measured 0.987
 
 
 def test_network_blocks_beat_the_classical_blocks(sheet):
-    """Measured PQ 0.940 with the network (opt-in), 0.887 without."""
+    """Measured PQ 0.939 with the network (opt-in), 0.887 without."""
     classical = segment_sheet(sheet.image, sheet.map_mask, level="blocks",
                               settings=BlockSettings.for_level("blocks", block_net=False))
     with_net = segment_sheet(sheet.image, sheet.map_mask, level="blocks",
