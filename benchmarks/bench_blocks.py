@@ -6,13 +6,15 @@ Chen et al., ICDAR 2021, labelled the same way: PQ 0.57, SQ 0.85, RQ 0.68); at m
 and 4 GB per 10000 x 10000 sheet, either level, PNG and GeoPackage included.
 
 Run: ``.venv/bin/python -m benchmarks.bench_blocks [--count 4] [--size 10000] [--seed 0]
-[--network]`` (``--network``: the generated sheets' blocks with the opt-in learned network).
+[--lines]`` (``--lines``: the generated sheets' blocks from the line network instead of the
+default block-interior network).
 Each sheet runs ``python -m core.blocks SHEET -o PNG --gpkg GPKG`` in a child process, so
 the time and the peak resident memory are those of the whole command; the PQ of its PNG is
 computed with ``core.metrics.panoptic`` (``python -m core.metrics T1`` gives the same). The
 shapes level is timed on the first sheet. On the real crop, the blocks of both methods
-(default and network) are also scored against ``core.blocks.evaluate.blocks_reference``, a
-proxy built from the edge ground truth. Timings are indicative on a shared machine.
+(the network, default, and the line network) are also scored against
+``core.blocks.evaluate.blocks_reference``, a proxy built from the edge ground truth.
+Timings are indicative on a shared machine.
 """
 
 from __future__ import annotations
@@ -40,13 +42,13 @@ print('{"seconds": %.3f, "max_rss_mb": %.1f, "code": %d}' % (
 
 
 def run_command(sheet: Path, level: str, outdir: Path,
-                network: bool = False) -> tuple[dict, Path]:
+                lines: bool = False) -> tuple[dict, Path]:
     """Run core.blocks on one sheet in a child process; its timing and its PNG."""
     png, gpkg = outdir / f"{sheet.stem}-{level}.png", outdir / f"{sheet.stem}-{level}.gpkg"
     mask = sheet.with_name(sheet.name.replace("-INPUT.jpg", "-INPUT-MASK.png"))
     out = subprocess.run([sys.executable, "-c", _CHILD, str(sheet), "--mask", str(mask),
                           "--level", level, "-o", str(png), "--gpkg", str(gpkg),
-                          *(["--network"] if network else [])],
+                          *(["--lines"] if lines else [])],
                          cwd=REPO, check=True, capture_output=True, text=True)
     return json.loads(out.stdout.strip().splitlines()[-1]), png
 
@@ -56,8 +58,9 @@ def main() -> None:
     ap.add_argument("--count", type=int, default=4)
     ap.add_argument("--size", type=int, default=10000)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--network", action="store_true",
-                    help="generated sheets' blocks with the learned network (opt-in)")
+    ap.add_argument("--lines", action="store_true",
+                    help="generated sheets' blocks from the line network (not the default "
+                         "network)")
     args = ap.parse_args()
 
     from core.blocks import BlockSettings, segment_sheet
@@ -70,7 +73,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         outdir = Path(tmp)
         for k, sheet in enumerate(sheets):
-            stats, png = run_command(sheet, "blocks", outdir, args.network)
+            stats, png = run_command(sheet, "blocks", outdir, args.lines)
             truth = read_mask(sheet.with_name(sheet.name.replace("-INPUT.jpg",
                                                                  "-BLOCKS-GT.png")))
             r = panoptic_quality(truth, read_mask(png))
@@ -82,7 +85,7 @@ def main() -> None:
                   f"SQ {r.sq:.3f} RQ {r.rq:.3f} ({r.n_matched}/{r.n_ref} blocks, "
                   f"{r.n_pred} predicted)  {stats['seconds']:.1f} s  "
                   f"{stats['max_rss_mb']:.0f} MB", flush=True)
-        method = "network" if args.network else "default"
+        method = "line network" if args.lines else "network, default"
         print(f"blocks ({method}), generated ({len(sheets)} sheets, {args.size} px): mean PQ "
               f"{np.mean(pqs):.3f} (target >= 0.90); time max {max(secs):.1f} s, memory max "
               f"{max(mems):.0f} MB (targets 60 s, 4096 MB)", flush=True)
@@ -102,7 +105,7 @@ def main() -> None:
               f"({r.n_matched}/{r.n_ref} shapes, {r.n_pred} predicted; target PQ >= 0.65, "
               f"anchor Chen et al. 0.57)  {time.perf_counter() - t:.1f} s")
         reference, ignored = blocks_reference(edges, mask)
-        for name, net in (("default", False), ("network", True)):
+        for name, net in (("network, default", True), ("line network", False)):
             t = time.perf_counter()
             seg = segment_sheet(REAL_CROP / "INPUT.jpg", mask, level="blocks",
                                 settings=BlockSettings.for_level("blocks", block_net=net))

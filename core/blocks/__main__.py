@@ -57,10 +57,10 @@ def build_parser() -> argparse.ArgumentParser:
                     help="polygon simplification, pixels (default 1.5)")
     ap.add_argument("--scale", type=float, default=1.0,
                     help="scan pixels per metre / 2.363 (default 1: 1:5000 at 300 dpi)")
-    ap.add_argument("--network", action="store_true",
-                    help="experimental: blocks from the learned block-interior network "
-                         "(trained on generated sheets; worse than the default on the real "
-                         "1925 atlas)")
+    ap.add_argument("--lines", action="store_true",
+                    help="blocks from the line network instead of the learned "
+                         "block-interior network (no model; slower, lower PQ on generated "
+                         "sheets)")
     return ap
 
 
@@ -79,7 +79,7 @@ def _mask_for(image: Path, mask_arg: Path | None, directory_mode: bool) -> Path 
 
 def _process(image: Path, png: Path | None, gpkg: Path | None, mask: Path | None,
              level: str, georef: Georeference | None, args: argparse.Namespace) -> None:
-    settings = BlockSettings.for_level(level, scale=args.scale, block_net=args.network)
+    settings = BlockSettings.for_level(level, scale=args.scale, block_net=not args.lines)
     seg = segment_sheet(image, mask, level=level, settings=settings)
     write_outputs(seg, level, png, gpkg, source=image.name, georef=georef,
                   tolerance=args.tolerance)

@@ -70,14 +70,18 @@ def _run(net: cv2.dnn.Net, g: NetGeometry, tile: np.ndarray) -> np.ndarray:
     return out[0, 0, :-(-h // s), :-(-w // s)]
 
 
-def reduced_probability(small: np.ndarray, path: Path = MODEL_PATH) -> np.ndarray:
-    """Block probability ``uint8`` (0-255) of an RGB image already reduced
-    ``input_reduce`` times, on the output grid: ``(ceil(h / s), ceil(w / s))``, ``s`` the
-    model's output stride."""
-    net, g = load_net(path)
+#: the views the probability is averaged over with ``flips=True``: identity, left-right,
+#: up-down (each its own inverse)
+FLIP_VIEWS = ((slice(None), slice(None)), (slice(None), slice(None, None, -1)),
+              (slice(None, None, -1), slice(None)))
+
+
+def _tiled_probability(net: cv2.dnn.Net, g: NetGeometry, small: np.ndarray) -> np.ndarray:
+    """Probabilities ``float32`` on the output grid of ``small`` (sides multiples of the
+    output stride), computed in overlapping tiles."""
     h, w = small.shape[:2]
     s = g.output_stride
-    prob = np.zeros((-(-h // s), -(-w // s)), np.uint8)
+    prob = np.zeros((h // s, w // s), np.float32)
     step = g.tile - 2 * g.overlap
     for y0 in range(0, h, step):
         for x0 in range(0, w, step):
@@ -86,24 +90,45 @@ def reduced_probability(small: np.ndarray, path: Path = MODEL_PATH) -> np.ndarra
             p = _run(net, g, small[ty0:ty1, tx0:tx1])
             # tile origins are multiples of s, so the output cells line up
             oy0, ox0 = y0 // s, x0 // s
-            oy1, ox1 = -(-min(h, y0 + step) // s), -(-min(w, x0 + step) // s)
+            oy1, ox1 = min(h, y0 + step) // s, min(w, x0 + step) // s
             cy, cx = ty0 // s, tx0 // s
-            prob[oy0:oy1, ox0:ox1] = np.round(
-                p[oy0 - cy:oy1 - cy, ox0 - cx:ox1 - cx] * 255).astype(np.uint8)
+            prob[oy0:oy1, ox0:ox1] = p[oy0 - cy:oy1 - cy, ox0 - cx:ox1 - cx]
     return prob
 
 
-def block_probability(rgb: np.ndarray, scale: float = 1.0,
-                      path: Path = MODEL_PATH) -> np.ndarray:
+def reduced_probability(small: np.ndarray, path: Path = MODEL_PATH,
+                        flips: bool = False) -> np.ndarray:
+    """Block probability ``uint8`` (0-255) of an RGB image already reduced
+    ``input_reduce`` times, on the output grid: ``(ceil(h / s), ceil(w / s))``, ``s`` the
+    model's output stride. With ``flips`` the mean over the image and its left-right and
+    up-down mirror images (three runs; steadier on drawing styles unlike the training
+    sheets)."""
+    net, g = load_net(path)
+    h, w = small.shape[:2]
+    s = g.output_stride
+    # pad to a multiple of the stride so that mirrored output cells line up exactly
+    padded = cv2.copyMakeBorder(small, 0, -h % s, 0, -w % s, cv2.BORDER_REFLECT)
+    views = FLIP_VIEWS if flips else FLIP_VIEWS[:1]
+    total = np.zeros((padded.shape[0] // s, padded.shape[1] // s), np.float32)
+    for view in views:
+        mirrored = np.ascontiguousarray(padded[view])
+        total += _tiled_probability(net, g, mirrored)[view]
+    prob = total * np.float32(255 / len(views))
+    return np.round(prob[:-(-h // s), :-(-w // s)]).astype(np.uint8)
+
+
+def block_probability(rgb: np.ndarray, scale: float = 1.0, path: Path = MODEL_PATH,
+                      flips: bool = False) -> np.ndarray:
     """Block probability ``(H, W) uint8`` (0-255) of a full-resolution RGB uint8 sheet.
 
     The sheet is reduced ``input_reduce * scale`` times (``scale``: as
     :attr:`BlockSettings.scale`, scan pixels per metre / 2.363; the network was trained at
-    1), the network runs on tiles, and the result is enlarged back (bilinear).
+    1), the network runs on tiles (``flips``: see :func:`reduced_probability`), and the
+    result is enlarged back (bilinear).
     """
     height, width = rgb.shape[:2]
     factor = load_net(path)[1].input_reduce * scale
     small = cv2.resize(rgb, (max(8, round(width / factor)), max(8, round(height / factor))),
                        interpolation=cv2.INTER_AREA)
-    prob = reduced_probability(small, path)
+    prob = reduced_probability(small, path, flips)
     return cv2.resize(prob, (width, height), interpolation=cv2.INTER_LINEAR)

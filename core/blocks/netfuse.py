@@ -2,10 +2,12 @@
 
 ``net_blocks``: the blocks are the map pixels the network (``net.py``) gives a block
 probability above ``net_threshold``, with the gaps a graticule line or a fold cuts through
-them closed (the network sees them as thin streets), opened with a disk of radius
-``net_open`` (thin bridges across narrow streets and slivers at the map's edge go),
-enclosed holes up to ``net_fill_holes`` filled (a courtyard or garden the network calls
-open space lies inside its block's outline), components under ``min_block_area`` dropped.
+them closed (the network sees them as thin streets), closed with a disk of radius
+``net_join`` (parts a wall or a bold inner line splits, with no street between them, are
+one block), opened with a disk of radius ``net_open`` (thin bridges across narrow streets
+and slivers at the map's edge go), enclosed holes up to ``net_fill_holes`` filled (a
+courtyard or garden the network calls open space lies inside its block's outline),
+components under ``min_block_area`` dropped.
 """
 
 from __future__ import annotations
@@ -57,6 +59,9 @@ def net_blocks(prob: np.ndarray, mask: np.ndarray, s: BlockSettings,
     inside = ((prob > round(255 * s.net_threshold)) & mask).astype(np.uint8)
     if long_lines and s.net_bridge > 0:
         bridge_long_lines(inside, long_lines, s)
+        inside &= mask.astype(np.uint8)
+    if s.net_join > 0:
+        inside = cv2.morphologyEx(inside, cv2.MORPH_CLOSE, disk(s.px(s.net_join)))
         inside &= mask.astype(np.uint8)
     if s.net_open > 0:
         inside = cv2.morphologyEx(inside, cv2.MORPH_OPEN, disk(s.px(s.net_open)))

@@ -1,12 +1,14 @@
 """``segment_sheet``: building blocks and closed shapes of a scanned sheet, as label images.
 
-Steps: ink map (red removed, text removed, graticule lines and folds erased), lettering
-touching line work erased, hatched areas emptied, thinning to a one-pixel line network with
-spurs removed and gaps closed, then the regions it encloses. Open space (street network,
-squares, river) is recognised by its size and shape; closed shapes are the other regions,
-blocks are the map minus open space. With ``BlockSettings.block_net`` (opt-in) the blocks
-come from the block-interior network instead (``netfuse.py``) and, at the blocks level, the
-line network is not computed.
+Blocks come from the block-interior network (``net.py``, ``netfuse.py``): the sheet's
+block probability, mean of the sheet and two mirror images, thresholded, with the gaps
+graticule lines and folds cut bridged. Closed shapes (and the blocks with
+``BlockSettings.block_net=False``) come from the line network: ink map (red removed, text
+removed, graticule lines and folds erased), lettering touching line work erased, hatched
+areas emptied, thinning to a one-pixel line network with spurs removed and gaps closed,
+then the regions it encloses. Open space (street network, squares, river) is recognised by
+its size and shape; closed shapes are the other regions, blocks are the map minus open
+space. At the blocks level with the network the line network is not computed.
 """
 
 from __future__ import annotations
@@ -134,7 +136,7 @@ def segment_sheet(image: ImageLike, mask: ImageLike | np.ndarray | None = None, 
     prob = None
     if s.block_net:
         report(progress, 0.05, "block network")
-        prob = block_probability(rgb, s.scale)
+        prob = block_probability(rgb, s.scale, flips=s.net_flips)
     need_lines = level == "shapes" or prob is None
     # ink strength and graticule lines/folds: for the line network, and for the network's
     # blocks, whose gaps across those lines are bridged

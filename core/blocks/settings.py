@@ -68,8 +68,10 @@ class BlockSettings:
     network_spread: float = 60.0   #: or area / (median half-width)^2 above this (leaks)
     street_margin: int = 3         #: blocks stop this far from the street (outline width)
     # block-interior network (models/block_net.onnx, OpenCV DNN)
-    block_net: bool = False        #: blocks are the network's block pixels (no line network)
+    block_net: bool = True         #: blocks are the network's block pixels (else: line network)
+    net_flips: bool = True         #: probability averaged over the sheet and two mirror images
     net_threshold: float = 0.5     #: block probability above which a pixel is on a block
+    net_join: int = 2              #: blocks at most 2x this apart (a wall, no street) are one
     net_open: int = 3              #: opening radius removing bridges and slivers
     net_bridge: int = 5            #: gaps cut by long thin lines are closed up to 2x this
     net_fill_holes: int = 250_000  #: holes enclosed by a block up to this area (px) are filled
@@ -78,11 +80,11 @@ class BlockSettings:
     def for_level(cls, level: str, **changes) -> BlockSettings:
         """The defaults tuned for ``level`` ("blocks" or "shapes"), with ``changes``.
 
-        Blocks (MapSeg task 1): corridor growth, so street pieces cut off by text or rails
-        are open space, and the spread test for blocks leaked into the street network.
-        ``block_net=True`` takes the blocks from the block-interior network instead (the
-        line network is not used): much better on generated sheets, worse on the real 1925
-        atlas (docs/maparea-blocks.md), so it is opt-in.
+        Blocks (MapSeg task 1): from the block-interior network (``block_net``; both
+        levels); with ``block_net=False`` from the line network instead, with corridor
+        growth, so street pieces cut off by text or rails are open space, and the spread
+        test for blocks leaked into the street network (docs/maparea-blocks.md compares
+        the two).
         Shapes (every closed shape, real 1925 atlas): no corridor growth (narrow buildings
         and sidewalk strips are shapes), no spread test, longer spurs pruned, no extension
         of line ends onto other lines or to corners (text and hatching stubs would cut

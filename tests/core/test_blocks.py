@@ -58,12 +58,12 @@ def _block_at(labels: np.ndarray, x: int, y: int) -> int:
     return int(labels[y, x])
 
 
-def test_blocks_are_kept_whole():
-    """The classical blocks (line network; the network of the default splits block A at
-    its wall, drawn bolder than the generator's walls: docs/maparea-blocks.md)."""
+@pytest.mark.parametrize("net", [True, False])
+def test_blocks_are_kept_whole(net):
+    """Both methods: the block-interior network (default) and the line network."""
     img, mask = _drawn_sheet()
     seg = segment_sheet(img, mask, level="blocks",
-                        settings=BlockSettings.for_level("blocks", block_net=False))
+                        settings=BlockSettings.for_level("blocks", block_net=net))
     blocks = seg.blocks
     assert seg.n_blocks == 4
     a_left, a_right = _block_at(blocks, 200, 200), _block_at(blocks, 500, 200)
@@ -103,9 +103,9 @@ def test_png_components_are_4_separated():
 @pytest.mark.parametrize(("seed", "difficulty", "net", "floor"), [
     (3, 0.2, True, 0.93), (8, 0.8, True, 0.93), (3, 0.2, False, 0.70), (8, 0.8, False, 0.65)])
 def test_generated_sheet_blocks_pq(seed, difficulty, net, floor):
-    """Regression floors on small generated sheets, with the block network (opt-in;
-    measured 0.977 and 0.974) and the classical blocks (the default; 0.746 and 0.725); the
-    benchmark measures the target."""
+    """Regression floors on small generated sheets, with the block network (the default;
+    measured 0.981 and 0.975) and the line network (0.746 and 0.725); the benchmark measures
+    the target."""
     sheet = generate_sheet(seed, 2500, difficulty=difficulty, jpeg_roundtrip=True)
     seg = segment_sheet(sheet.image, sheet.map_mask, level="blocks",
                         settings=BlockSettings.for_level("blocks", block_net=net))

@@ -35,9 +35,12 @@ def drawn(tmp_path_factory):
 
 
 def _run(d: Path, out: Path, *extra: str) -> tuple[Path, Path]:
+    """The shapes level with the line network's blocks (``--lines``): they end on the centre
+    line of the drawn outlines, so coordinates can be checked to a few pixels (the
+    network's blocks end a few pixels inside a bold outline)."""
     png, gpkg = out / "s.png", out / "s.gpkg"
     assert blocks_main([str(d / "001-INPUT.png"), "--mask", str(d / "001-INPUT-MASK.png"),
-                        "--level", "shapes", "-o", str(png), "--gpkg", str(gpkg),
+                        "--level", "shapes", "--lines", "-o", str(png), "--gpkg", str(gpkg),
                         *extra]) == 0
     return png, gpkg
 
@@ -124,3 +127,11 @@ def test_geopackage_opens_in_qgis(drawn, tmp_path, qgis_app):
     assert blocks.isValid() and not blocks.crs().isGeographic()
     assert blocks.featureCount() == 4
     assert all(f.geometry().isGeosValid() for f in blocks.getFeatures())
+    net_png, net_gpkg = tmp_path / "net.png", tmp_path / "net.gpkg"   # default: the network
+    assert blocks_main([str(drawn / "001-INPUT.png"), "--mask", str(drawn / "001-INPUT-MASK.png"),
+                        "-o", str(net_png), "--gpkg", str(net_gpkg)]) == 0
+    count, _ = cv2.connectedComponents((cv2.imread(str(net_png), 0) > 0).astype(np.uint8),
+                                       connectivity=4)
+    net_blocks = QgsVectorLayer(f"{net_gpkg}|layername=blocks", "blocks", "ogr")
+    assert net_blocks.isValid() and net_blocks.featureCount() == count - 1 == 4
+    assert all(f.geometry().isGeosValid() for f in net_blocks.getFeatures())
