@@ -4,8 +4,11 @@ Run from the repository root (needs requirements-train.txt: torch, onnx)::
 
     .venv/bin/python -m tools.train_blocks_net [--sheets 32] [--steps 3000] [--minutes 30]
 
-The committed model (models/MODEL.md) is ``--arch unet3 --recipe plain --steps 4500
---minutes 31``; the defaults are the retrained recipe (``unet5``, ``varied``).
+The committed model (models/MODEL.md) is ``--sheets 48 --steps 2600 --stop-step 2160
+--minutes 60`` (the defaults: ``unet5``, ``varied``); the first model was ``--arch unet3
+--recipe plain --steps 4500 --minutes 31``. ``--target shapes`` trains the same network on
+the interiors of every closed shape (``SyntheticSheet.shapes_mask()`` eroded by
+``SHAPE_INSET`` px): an experiment reported in docs/maparea-blocks.md, no model committed.
 
 Sheets are generated in memory with ``core.synth.generate_sheet`` (seeds
 ``sheet_seed(RUN_SEED, k)``, difficulty ``run_difficulty(k)``, JPEG round trip), so the
@@ -39,6 +42,9 @@ from core.synth import generate_sheet, run_difficulty, sheet_seed  # noqa: E402
 RUN_SEED = 101          #: run seed of the training sheets (evaluation sheets use run seed 0)
 EVAL_RUN_SEED = 0
 DEFAULT_OUT = ROOT / "core" / "blocks" / "models" / "block_net.onnx"
+SHAPES_OUT = ROOT / "core" / "blocks" / "models" / "shape_net.onnx"
+SHAPE_INSET = 3   #: --target shapes: shape interiors eroded by this (px), so that neighbours
+                  #: stay apart on the coarse output grid
 
 
 def conv(cin: int, cout: int, dilation: int = 1) -> nn.Sequential:
@@ -172,7 +178,8 @@ def stroke_variant(image: np.ndarray, style: dict, seed: int) -> np.ndarray | No
 
 def make_data(count: int, size: int, reduce: int, run_seed: int, first: int = 0,
               recipe: str = "plain", out_stride: int = 1,
-              scale_range: tuple[float, float] | None = None) -> list[tuple]:
+              scale_range: tuple[float, float] | None = None,
+              target_kind: str = "blocks") -> list[tuple]:
     """``(rgb uint8 at 1/reduce, target float32 0..1, valid bool)`` (target and valid at
     1/(reduce * out_stride)) of ``count`` sheets; the ``varied`` recipe draws a drawing
     style per sheet and adds a thinner or bolder copy of some sheets."""
@@ -189,7 +196,13 @@ def make_data(count: int, size: int, reduce: int, run_seed: int, first: int = 0,
                 images.append(variant)
         small = (size // reduce, size // reduce)
         tiny = (size // (reduce * out_stride), size // (reduce * out_stride))
-        target = cv2.resize(sheet.blocks_mask.astype(np.float32), tiny,
+        if target_kind == "shapes":
+            inset = cv2.getStructuringElement(cv2.MORPH_ELLIPSE,
+                                              (2 * SHAPE_INSET + 1, 2 * SHAPE_INSET + 1))
+            truth = cv2.erode(sheet.shapes_mask().astype(np.uint8), inset)
+        else:
+            truth = sheet.blocks_mask
+        target = cv2.resize(truth.astype(np.float32), tiny,
                             interpolation=cv2.INTER_AREA)
         valid = cv2.resize(sheet.map_mask.astype(np.float32), tiny,
                            interpolation=cv2.INTER_AREA) > 0.5
@@ -356,7 +369,12 @@ def main() -> None:
     ap.add_argument("--edge-weight", type=float, default=None,
                     help="extra loss weight of street pixels next to blocks (default 2 for "
                          "unet5, 0 for unet3)")
-    ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    ap.add_argument("--target", choices=("blocks", "shapes"), default="blocks",
+                    help="blocks (default: block interiors) or shapes (the interiors of "
+                         "every closed shape, eroded by SHAPE_INSET px)")
+    ap.add_argument("--out", type=Path, default=None,
+                    help="default core/blocks/models/block_net.onnx (shape_net.onnx with "
+                         "--target shapes)")
     args = ap.parse_args()
     net_class, multiple, out_stride, tile, overlap = ARCHS[args.arch]
     first_model = args.arch == "unet3"
@@ -373,9 +391,9 @@ def main() -> None:
     rng = np.random.default_rng(0)
     t0 = time.perf_counter()
     data = make_data(args.sheets, args.size, reduce, args.run_seed, recipe=args.recipe,
-                     out_stride=out_stride, scale_range=scale_range)
+                     out_stride=out_stride, scale_range=scale_range, target_kind=args.target)
     val = make_data(args.val_sheets, args.size, reduce, args.run_seed, first=args.sheets,
-                    out_stride=out_stride)
+                    out_stride=out_stride, target_kind=args.target)
     print(f"data: {time.perf_counter() - t0:.0f} s, {len(data)} training images", flush=True)
 
     model = net_class(args.width)
@@ -410,7 +428,8 @@ def main() -> None:
                   f"block IoU {iou:.4f}", flush=True)
             break
     print(f"training: {(time.perf_counter() - t1) / 60:.1f} min", flush=True)
-    export(model, args.out, val[0][0], {
+    out = args.out or (SHAPES_OUT if args.target == "shapes" else DEFAULT_OUT)
+    export(model, out, val[0][0], {
         "input_reduce": reduce, "output_stride": out_stride, "input_multiple": multiple,
         "tile": tile, "overlap": overlap})
 

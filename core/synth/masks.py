@@ -16,6 +16,7 @@ from .blocks import Block
 from .geometry import SheetGeometry
 
 DENSIFY_PX = 8.0  # polygon edges are sampled this finely before the warp bends them
+_CROSS = cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3))
 
 
 def _mapped_rings(geoms: np.ndarray, geom: SheetGeometry) -> tuple[list[np.ndarray], np.ndarray]:
@@ -42,6 +43,30 @@ def map_mask_output(frame: Polygon, geom: SheetGeometry) -> np.ndarray:
     return mask.view(bool)
 
 
+def _paste_largest_piece(mask: np.ndarray, rings: list[np.ndarray],
+                         whole: bool = False) -> None:
+    """Rasterise ``rings`` (output array coordinates; even-odd filling, so inner rings are
+    holes) into ``mask`` (uint8, in place), opened by a 3 x 3 cross so no part hangs by a
+    pixel, keeping only the largest 4-connected piece (all of it when ``whole``)."""
+    h, w = mask.shape
+    allpts = np.vstack(rings)
+    x0, y0 = max(0, int(allpts[:, 0].min()) - 2), max(0, int(allpts[:, 1].min()) - 2)
+    x1 = min(w, int(np.ceil(allpts[:, 0].max())) + 3)
+    y1 = min(h, int(np.ceil(allpts[:, 1].max())) + 3)
+    if x1 <= x0 or y1 <= y0:
+        return
+    patch = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.fillPoly(patch, [draw.fixed(r - [x0, y0]) for r in rings], 1, cv2.LINE_8, draw.SHIFT)
+    patch = cv2.morphologyEx(patch, cv2.MORPH_OPEN, _CROSS)
+    sub = mask[y0:y1, x0:x1]
+    if whole:
+        cv2.bitwise_or(sub, patch, dst=sub)
+        return
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(patch, connectivity=4)
+    if n >= 2:
+        sub[labels == 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))] = 1
+
+
 def blocks_mask_output(blocks: list[Block], geom: SheetGeometry, outline_px: int,
                        frame: Polygon, frame_px: float) -> np.ndarray:
     """bool (H, W) mask of the block interiors in the output image, strictly inside the
@@ -62,32 +87,69 @@ def blocks_mask_output(blocks: list[Block], geom: SheetGeometry, outline_px: int
     insets = shapely.intersection(insets, inner_frame)
     convex = shapely.area(shapely.convex_hull(insets)) <= shapely.area(insets) * 1.001
     rings, owner = _mapped_rings(insets, geom)
-    cross = cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3))
     start = 0
     while start < len(rings):
         stop = start + 1
         while stop < len(rings) and owner[stop] == owner[start]:
             stop += 1
-        group = rings[start:stop]
-        single_convex = stop - start == 1 and bool(convex[owner[start]])
+        # an opened convex shape is one piece
+        _paste_largest_piece(mask, rings[start:stop],
+                             whole=stop - start == 1 and bool(convex[owner[start]]))
         start = stop
-        allpts = np.vstack(group)
-        x0, y0 = max(0, int(allpts[:, 0].min()) - 2), max(0, int(allpts[:, 1].min()) - 2)
-        x1 = min(w, int(np.ceil(allpts[:, 0].max())) + 3)
-        y1 = min(h, int(np.ceil(allpts[:, 1].max())) + 3)
-        if x1 <= x0 or y1 <= y0:
-            continue
-        patch = np.zeros((y1 - y0, x1 - x0), np.uint8)
-        cv2.fillPoly(patch, [draw.fixed(r - [x0, y0]) for r in group], 1, cv2.LINE_8,
-                     draw.SHIFT)
-        patch = cv2.morphologyEx(patch, cv2.MORPH_OPEN, cross)
-        sub = mask[y0:y1, x0:x1]
-        if single_convex:
-            cv2.bitwise_or(sub, patch, dst=sub)  # an opened convex shape is one piece
-            continue
-        n, labels, stats, _ = cv2.connectedComponentsWithStats(patch, connectivity=4)
-        if n < 2:
-            continue
-        keep = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
-        sub[labels == keep] = 1
+    return mask.view(bool)
+
+
+def _extended(line: np.ndarray, by: float) -> np.ndarray:
+    """A polyline with its end segments lengthened by ``by`` px (so that a parcel line drawn
+    up to an outline crosses it and the two are noded)."""
+    out = np.array(line, float)
+    for end, nxt in ((0, 1), (-1, -2)):
+        d = out[end] - out[nxt]
+        n = float(np.hypot(*d))
+        if n > 0:
+            out[end] = out[end] + d / n * by
+    return out
+
+
+def shape_faces(block: Block) -> list[Polygon]:
+    """The closed shapes drawn in ``block`` (flat coordinates): its polygon split by its
+    parcel lines and courtyard rings (polygons, holes kept)."""
+    if not block.inner_lines and not block.inner_rings:
+        return [block.polygon]
+    lines = [shapely.LineString(np.asarray(block.polygon.exterior.coords))]
+    lines += [shapely.LineString(_extended(ln, 1.5)) for ln in block.inner_lines
+              if len(ln) >= 2]
+    lines += [shapely.LineString(r) for r in block.inner_rings if len(r) >= 3]
+    faces = shapely.get_parts(shapely.polygonize(
+        shapely.get_parts(shapely.union_all(lines))))
+    inside = shapely.contains(block.polygon.buffer(1.0), faces) if len(faces) else []
+    return [f for f, ok in zip(faces, inside, strict=True) if ok and f.area > 4.0]
+
+
+def shapes_mask_output(blocks: list[Block], geom: SheetGeometry, outline_px: int,
+                       frame: Polygon, frame_px: float) -> np.ndarray:
+    """bool (H, W) mask of the interiors of every closed shape of the blocks (their
+    polygons split by parcel lines and courtyard rings: :func:`shape_faces`), strictly
+    inside the drawn lines (inset as in :func:`blocks_mask_output`, holes kept); each shape
+    one 4-connected component."""
+    h, w = geom.height, geom.width
+    mask = np.zeros((h, w), np.uint8)
+    faces = [f for b in blocks for f in shape_faces(b)]
+    if not faces:
+        return mask.view(bool)
+    inner_frame = frame.buffer(-(frame_px / 2 + 1.5), join_style="mitre")
+    insets = shapely.intersection(
+        shapely.buffer(np.array(faces, dtype=object), -(outline_px / 2 + 1.5),
+                       join_style="mitre"), inner_frame)
+    for inset in insets:
+        rings = []
+        for part in shapely.get_parts(inset):
+            if shapely.get_type_id(part) != 3 or part.area <= 4.0:
+                continue
+            for ring in [part.exterior, *part.interiors]:
+                xy = shapely.get_coordinates(shapely.segmentize(ring, DENSIFY_PX))
+                x, y = geom.flat_to_array(xy[:, 0], xy[:, 1])
+                rings.append(np.stack([x, y], axis=1))
+        if rings:
+            _paste_largest_piece(mask, rings)
     return mask.view(bool)

@@ -49,6 +49,8 @@ class Rendered:
     hidden_xy: np.ndarray
     geometry: SheetGeometry
     stats: dict = field(default_factory=dict)
+    blocks: list[Block] = field(default_factory=list)
+    frame: Polygon | None = None
 
 
 def _streams(seed: int, n: int) -> list[np.random.Generator]:
@@ -199,4 +201,4 @@ def render(p: SheetParams, progress: ProgressCallback | None = None) -> Rendered
                                         p.frame_width_px)
     stats = {"blocks": len(blocks), **stats, "grid_lines": len(lines),
              "distractor_lines": n_distractors, "fonts_used": sorted(letters.fonts_used)}
-    return Rendered(image, map_mask, blocks_mask, listed, hidden, geom, stats)
+    return Rendered(image, map_mask, blocks_mask, listed, hidden, geom, stats, blocks, frame)

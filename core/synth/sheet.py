@@ -9,6 +9,7 @@ import numpy as np
 
 from ..progress import ProgressCallback, report
 from .geometry import SheetGeometry
+from .masks import shapes_mask_output
 from .params import make_params
 from .render import render
 
@@ -34,6 +35,8 @@ class SyntheticSheet:
         params: every generation parameter and statistic (the content of NNN.json).
         geometry: the exact grid <-> pixel mapping (:meth:`grid_to_pixel`).
         jpeg: the encoded JPEG when ``jpeg_roundtrip=True`` (written as is by write_sheet).
+        drawing: the block polygons and the frame as drawn (flat coordinates), for
+            :meth:`shapes_mask`.
     """
 
     image: np.ndarray
@@ -44,6 +47,17 @@ class SyntheticSheet:
     params: dict
     geometry: SheetGeometry
     jpeg: bytes | None = field(default=None, repr=False)
+    drawing: tuple | None = field(default=None, repr=False)
+
+    def shapes_mask(self) -> np.ndarray:
+        """``(H, W)`` bool, True inside every closed shape of the blocks (block polygons
+        split by their parcel lines and courtyard rings), strictly inside the drawn lines,
+        each shape one 4-connected component; computed on demand."""
+        if self.drawing is None:
+            return np.zeros_like(self.blocks_mask)
+        blocks, frame = self.drawing
+        return shapes_mask_output(blocks, self.geometry, int(self.params["outline_width_px"]),
+                                  frame, float(self.params["frame_width_px"]))
 
     def grid_to_pixel(self, e: np.ndarray | float, n: np.ndarray | float) -> np.ndarray:
         """True pixel position ``(..., 2)`` of any grid point(s) (easting, northing in metres)."""
@@ -132,7 +146,8 @@ def generate_sheet(seed: int, size: int | tuple[int, int] = 10000, *,
         "hidden_intersections": r.hidden_xy.tolist(),
         "stats": r.stats,
     })
-    sheet = SyntheticSheet(r.image, pix, en, r.map_mask, r.blocks_mask, params, geom)
+    sheet = SyntheticSheet(r.image, pix, en, r.map_mask, r.blocks_mask, params, geom,
+                           drawing=(r.blocks, r.frame))
     if jpeg_roundtrip:
         report(progress, 0.97, "JPEG")
         sheet.jpeg = encode_jpeg(sheet.image, p.jpeg_quality)

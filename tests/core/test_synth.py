@@ -162,11 +162,16 @@ def _ring(mask: np.ndarray, width: int) -> np.ndarray:
     return (cv2.dilate(mask.astype(np.uint8), kernel) > 0) & ~mask
 
 
+def _line_work_sheet(subdivision_fraction: float):
+    """A sheet of outlines (and parcel lines) only: no hatching, gardens, lettering, gaps."""
+    return generate_sheet(31, 2200, difficulty=0.3, spacing_px=700.0, hatch_fraction=0.0,
+                          subdivision_fraction=subdivision_fraction, garden_fraction=0.0,
+                          text_density=0.0, broken_outline_fraction=0.0, district_labels=0,
+                          red_boundaries=0, grid_alpha=0.3, **CLEAN)
+
+
 def test_blocks_mask_is_bounded_by_the_drawn_outlines():
-    sheet = generate_sheet(31, 2200, difficulty=0.3, spacing_px=700.0, hatch_fraction=0.0,
-                           subdivision_fraction=0.0, garden_fraction=0.0, text_density=0.0,
-                           broken_outline_fraction=0.0, district_labels=0, red_boundaries=0,
-                           grid_alpha=0.3, **CLEAN)
+    sheet = _line_work_sheet(subdivision_fraction=0.0)
     gray = cv2.cvtColor(sheet.image, cv2.COLOR_RGB2GRAY)
     paper = np.percentile(gray[sheet.map_mask], 90)
     dark = gray < paper - 60
@@ -181,6 +186,20 @@ def test_blocks_mask_is_bounded_by_the_drawn_outlines():
         assert dark[_ring(comp, 2)].mean() > 0.75, k
     # ... and outline ink does not enter the blocks (only graticule lines cross them)
     assert dark[blocks].mean() < 0.02
+
+
+def test_shapes_mask_is_bounded_by_outlines_and_parcel_lines():
+    sheet = _line_work_sheet(subdivision_fraction=1.0)
+    gray = cv2.cvtColor(sheet.image, cv2.COLOR_RGB2GRAY)
+    dark = gray < np.percentile(gray[sheet.map_mask], 90) - 60
+    shapes = sheet.shapes_mask()
+    n_shapes = cv2.connectedComponents(shapes.astype(np.uint8), connectivity=4)[0] - 1
+    assert n_shapes >= 2 * sheet.params["stats"]["blocks"]     # blocks split into parcels
+    assert (shapes & sheet.blocks_mask).sum() >= 0.995 * shapes.sum()
+    # outline or parcel-line ink (drawn lighter and thinner) within a pixel all around them
+    near_ink = cv2.dilate(dark.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
+    assert near_ink[_ring(shapes, 2)].mean() > 0.95   # measured 0.979
+    assert dark[shapes].mean() < 0.01                 # measured 0.004
 
 
 def test_each_block_is_one_component_on_full_sheets(hard_sheets):
