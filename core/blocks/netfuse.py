@@ -56,16 +56,16 @@ def net_blocks(prob: np.ndarray, mask: np.ndarray, s: BlockSettings,
     """Block labels ``(int32, count)`` from the probability ``prob`` (uint8 0-255, full
     resolution) inside the map-area ``mask``; the gaps cut by ``long_lines`` (see
     :func:`core.blocks.ink.long_thin_lines`) are bridged first."""
-    inside = ((prob > round(255 * s.net_threshold)) & mask).astype(np.uint8)
+    map_u8 = mask.astype(np.uint8)
+    inside = (prob > round(255 * s.net_threshold)).astype(np.uint8) & map_u8
     if long_lines and s.net_bridge > 0:
         bridge_long_lines(inside, long_lines, s)
-        inside &= mask.astype(np.uint8)
+        inside &= map_u8
     if s.net_join > 0:
-        inside = cv2.morphologyEx(inside, cv2.MORPH_CLOSE, disk(s.px(s.net_join)))
-        inside &= mask.astype(np.uint8)
+        inside = cv2.morphologyEx(inside, cv2.MORPH_CLOSE, disk(s.px(s.net_join))) & map_u8
     if s.net_open > 0:
         inside = cv2.morphologyEx(inside, cv2.MORPH_OPEN, disk(s.px(s.net_open)))
     if s.net_fill_holes > 0:
-        inside = fill_small_holes(inside, s.area(s.net_fill_holes)) & mask.astype(np.uint8)
+        inside = fill_small_holes(inside, s.area(s.net_fill_holes)) & map_u8
     return relabel(inside, s.area(s.min_block_area))
 

@@ -19,15 +19,22 @@ DENSIFY_PX = 8.0  # polygon edges are sampled this finely before the warp bends 
 _CROSS = cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3))
 
 
-def _mapped_rings(geoms: np.ndarray, geom: SheetGeometry) -> tuple[list[np.ndarray], np.ndarray]:
-    """Exterior rings of the polygon parts of ``geoms`` (flat coordinates), densified and
-    mapped into output array coordinates; and the index in ``geoms`` of each ring."""
+def _mapped_rings(geoms: np.ndarray, geom: SheetGeometry,
+                  holes: bool = False) -> tuple[list[np.ndarray], np.ndarray]:
+    """Exterior rings (with ``holes`` the inner rings too) of the polygon parts of
+    ``geoms`` (flat coordinates), densified and mapped into output array coordinates; and
+    the index in ``geoms`` of each ring."""
     parts, index = shapely.get_parts(geoms, return_index=True)
     keep = (shapely.get_type_id(parts) == 3) & (shapely.area(parts) > 4.0)
     parts, index = parts[keep], index[keep]
     if not len(parts):
         return [], index
-    rings = shapely.segmentize(shapely.get_exterior_ring(parts), DENSIFY_PX)
+    if holes:
+        rings, part_of = shapely.get_rings(parts, return_index=True)
+        index = index[part_of]
+    else:
+        rings = shapely.get_exterior_ring(parts)
+    rings = shapely.segmentize(rings, DENSIFY_PX)
     coords, ring_of = shapely.get_coordinates(rings, return_index=True)
     x, y = geom.flat_to_array(coords[:, 0], coords[:, 1])
     mapped = np.stack([x, y], axis=1)
@@ -67,6 +74,30 @@ def _paste_largest_piece(mask: np.ndarray, rings: list[np.ndarray],
         sub[labels == 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))] = 1
 
 
+def _insets(polygons: list[Polygon], outline_px: int, frame: Polygon,
+            frame_px: float) -> np.ndarray:
+    """The polygons inset by half the outline width plus 1.5 px, inside the frame line too
+    (what lies strictly inside the drawn lines)."""
+    insets = shapely.buffer(np.array(polygons, dtype=object), -(outline_px / 2 + 1.5),
+                            join_style="mitre")
+    inner_frame = frame.buffer(-(frame_px / 2 + 1.5), join_style="mitre")
+    return shapely.intersection(insets, inner_frame)
+
+
+def _paste_each(mask: np.ndarray, rings: list[np.ndarray], owner: np.ndarray,
+                whole: np.ndarray | None = None) -> None:
+    """:func:`_paste_largest_piece` of the rings of each owner (consecutive in ``rings``);
+    ``whole[owner]`` pastes an owner with a single ring whole."""
+    start = 0
+    while start < len(rings):
+        stop = start + 1
+        while stop < len(rings) and owner[stop] == owner[start]:
+            stop += 1
+        _paste_largest_piece(mask, rings[start:stop], whole=whole is not None
+                             and stop - start == 1 and bool(whole[owner[start]]))
+        start = stop
+
+
 def blocks_mask_output(blocks: list[Block], geom: SheetGeometry, outline_px: int,
                        frame: Polygon, frame_px: float) -> np.ndarray:
     """bool (H, W) mask of the block interiors in the output image, strictly inside the
@@ -77,25 +108,13 @@ def blocks_mask_output(blocks: list[Block], geom: SheetGeometry, outline_px: int
     3 x 3 cross so no part hangs by a pixel, and cut to its largest 4-connected piece: one
     component per block.
     """
-    h, w = geom.height, geom.width
-    mask = np.zeros((h, w), np.uint8)
+    mask = np.zeros((geom.height, geom.width), np.uint8)
     if not blocks:
         return mask.view(bool)
-    polys = np.array([b.polygon for b in blocks], dtype=object)
-    insets = shapely.buffer(polys, -(outline_px / 2 + 1.5), join_style="mitre")
-    inner_frame = frame.buffer(-(frame_px / 2 + 1.5), join_style="mitre")
-    insets = shapely.intersection(insets, inner_frame)
+    insets = _insets([b.polygon for b in blocks], outline_px, frame, frame_px)
     convex = shapely.area(shapely.convex_hull(insets)) <= shapely.area(insets) * 1.001
     rings, owner = _mapped_rings(insets, geom)
-    start = 0
-    while start < len(rings):
-        stop = start + 1
-        while stop < len(rings) and owner[stop] == owner[start]:
-            stop += 1
-        # an opened convex shape is one piece
-        _paste_largest_piece(mask, rings[start:stop],
-                             whole=stop - start == 1 and bool(convex[owner[start]]))
-        start = stop
+    _paste_each(mask, rings, owner, whole=convex)   # an opened convex shape is one piece
     return mask.view(bool)
 
 
@@ -132,24 +151,10 @@ def shapes_mask_output(blocks: list[Block], geom: SheetGeometry, outline_px: int
     polygons split by parcel lines and courtyard rings: :func:`shape_faces`), strictly
     inside the drawn lines (inset as in :func:`blocks_mask_output`, holes kept); each shape
     one 4-connected component."""
-    h, w = geom.height, geom.width
-    mask = np.zeros((h, w), np.uint8)
+    mask = np.zeros((geom.height, geom.width), np.uint8)
     faces = [f for b in blocks for f in shape_faces(b)]
-    if not faces:
-        return mask.view(bool)
-    inner_frame = frame.buffer(-(frame_px / 2 + 1.5), join_style="mitre")
-    insets = shapely.intersection(
-        shapely.buffer(np.array(faces, dtype=object), -(outline_px / 2 + 1.5),
-                       join_style="mitre"), inner_frame)
-    for inset in insets:
-        rings = []
-        for part in shapely.get_parts(inset):
-            if shapely.get_type_id(part) != 3 or part.area <= 4.0:
-                continue
-            for ring in [part.exterior, *part.interiors]:
-                xy = shapely.get_coordinates(shapely.segmentize(ring, DENSIFY_PX))
-                x, y = geom.flat_to_array(xy[:, 0], xy[:, 1])
-                rings.append(np.stack([x, y], axis=1))
-        if rings:
-            _paste_largest_piece(mask, rings)
+    if faces:
+        rings, owner = _mapped_rings(_insets(faces, outline_px, frame, frame_px), geom,
+                                     holes=True)
+        _paste_each(mask, rings, owner)
     return mask.view(bool)
