@@ -17,7 +17,7 @@ APT_PACKAGES := python3-qgis qgis-providers python3-gdal gdal-bin python3-venv p
 BENCHES := metrics textdet chamfer-ap chart synth graticule georef georef-accuracy maparea blocks
 
 .PHONY: install system-packages test lint demo bench $(addprefix bench-,$(BENCHES)) zip \
-	transup transcompile readme train-blocks-net clean
+	transup transcompile readme train-blocks-net crossval-real-edges clean
 
 install: system-packages $(STAMP)
 
@@ -66,6 +66,12 @@ transcompile: system-packages
 train-blocks-net: install
 	$(PIP) install -c constraints.txt -r requirements-train.txt
 	$(PYTHON) -m tools.train_blocks_net --sheets 48 --steps 2600 --stop-step 2160 --minutes 60
+
+# Dev only: two-fold cross-validation of a learned edge map on the real 1925 crop (torch, CPU;
+# about 30 min). An experiment on the closed-shapes test set; no model is committed.
+crossval-real-edges: install
+	$(PIP) install -c constraints.txt -r requirements-train.txt
+	$(PYTHON) -m tools.crossval_real_edges --minutes 25
 
 # README.md is built from docs/ (docs/readme/*.md and one docs/<topic>.md per capability)
 readme:

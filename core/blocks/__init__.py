@@ -8,8 +8,9 @@ coordinates, or a map CRS with :func:`load_georeference`). Command line:
 
 from .export import layers_for, level_png, write_outputs
 from .georeference import Georeference, load_georeference
-from .pipeline import LEVELS, Segmentation, segment_sheet
+from .pipeline import LEVELS, Segmentation, segment_sheet, shapes_from_lines
 from .settings import BlockSettings
 
 __all__ = ["LEVELS", "BlockSettings", "Georeference", "Segmentation", "layers_for",
-           "level_png", "load_georeference", "segment_sheet", "write_outputs"]
+           "level_png", "load_georeference", "segment_sheet", "shapes_from_lines",
+           "write_outputs"]

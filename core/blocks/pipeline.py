@@ -106,6 +106,26 @@ def line_network(strength: np.ndarray, mask: np.ndarray, long_lines: list[LongLi
     return lines
 
 
+def line_regions(lines: np.ndarray, mask: np.ndarray, s: BlockSettings
+                 ) -> tuple[np.ndarray, int, np.ndarray, np.ndarray]:
+    """The regions a one-pixel line network (uint8 0/1) cuts the map (bool) into, and which
+    are open space: ``(labels int32, count + 1, area per label, street per label)``."""
+    labels, n = regions.partition(lines, mask, s.px(s.edge_seal) if s.edge_seal > 0 else 0)
+    area = regions.region_areas(labels, n)
+    street = regions.open_space(labels, n, lines, int(mask.sum()), s, area)
+    return labels, n, area, street
+
+
+def shapes_from_lines(lines: np.ndarray, mask: np.ndarray,
+                      settings: BlockSettings | None = None) -> tuple[np.ndarray, int]:
+    """Closed shapes ``(labels int32, count)`` of a one-pixel line network (uint8 0/1) over
+    the map (bool): the shapes level's regions step on lines from any source (the line
+    network, or an edge map thinned to one pixel)."""
+    s = settings or BlockSettings.for_level("shapes")
+    labels, _, _, street = line_regions(lines, mask, s)
+    return regions.shapes(labels, street, s)
+
+
 def segment_sheet(image: ImageLike, mask: ImageLike | np.ndarray | None = None, *,
                   level: str = "blocks", settings: BlockSettings | None = None,
                   progress: ProgressCallback | None = None) -> Segmentation:
@@ -155,9 +175,7 @@ def segment_sheet(image: ImageLike, mask: ImageLike | np.ndarray | None = None, 
     lines = line_network(strength, map_mask, long_lines, s, progress)
     del strength
     report(progress, 0.8, "regions")
-    labels, n = regions.partition(lines, map_mask, s.px(s.edge_seal) if s.edge_seal > 0 else 0)
-    area = regions.region_areas(labels, n)
-    street = regions.open_space(labels, n, lines, int(map_mask.sum()), s, area)
+    labels, n, area, street = line_regions(lines, map_mask, s)
     shape_labels = parents = None
     n_shapes = 0
     if level == "shapes":

@@ -13,7 +13,7 @@ from __future__ import annotations
 import cv2
 import pytest
 
-from core.blocks import BlockSettings, segment_sheet
+from core.blocks import BlockSettings, segment_sheet, shapes_from_lines
 from core.blocks.evaluate import blocks_reference, closed_shapes_reference, shapes_quality
 from core.imageio import read_mask
 
@@ -39,6 +39,19 @@ def test_real_crop_closed_shapes(real_crop, mask_and_edges):
     assert result.n_ref == 1208
     assert result.sq >= 0.85
     assert result.pq >= FLOOR_PQ
+
+
+def test_regions_step_recovers_the_reference_from_its_own_edges(mask_and_edges):
+    """The closed-shapes step after the line network (regions, open space, size and width
+    filters), given the ground truth's own one-pixel edges, recovers the reference (measured
+    PQ 0.941, SQ 0.995, 1087 of 1208 shapes): what the real crop misses comes from the
+    lines, not from this step."""
+    mask, edges = mask_and_edges
+    reference, ignored = closed_shapes_reference(edges, mask)
+    shapes, _ = shapes_from_lines((edges > 0).astype("uint8"), mask)
+    result = shapes_quality(reference, ignored, shapes > 0)
+    assert result.sq >= 0.98
+    assert result.pq >= 0.92
 
 
 #: regression floors on the proxy reference: (block network, the default; line network)

@@ -1,0 +1,218 @@
+"""Two-fold cross-validation on the real 1925 crop: closed shapes from a learned edge map
+(dev only; an experiment, no model is committed: the crop is the closed-shapes test set).
+
+Run from the repository root (needs requirements-train.txt: torch)::
+
+    .venv/bin/python -m tools.crossval_real_edges [--minutes 27] [--crop DIR] [--out JSON]
+
+A small full-resolution edge network (:class:`EdgeNet`) is trained on one half of the
+crop (columns left of the middle, or right of it, 64 px kept apart from the other half)
+to predict ``SHAPES-EDGE-GT.png`` dilated to 3 px (weighted binary cross-entropy, pixels
+more than 4 px outside the map mask ignored), for ``--minutes`` per fold, the two folds
+in two processes of one thread each. Each model predicts the half it did not see; the edge
+probability above a threshold is thinned to one pixel (``core.blocks.thinning``, spurs
+pruned as at the shapes level) and cut into closed shapes by the shapes level's own
+regions step (:func:`core.blocks.shapes_from_lines`). Scores follow the real-crop
+protocol (:mod:`core.blocks.evaluate`): per held-out half, with the classical line network
+(``segment_sheet(level="shapes")``) on the same half, and over the whole crop from the two
+held-out predictions side by side. Training is not bit-reproducible (thread scheduling);
+expect a spread of about 0.01 in PQ between runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+import torch
+from torch import nn
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+from core.atomic import write_text_atomic  # noqa: E402
+from core.blocks import BlockSettings, segment_sheet, shapes_from_lines  # noqa: E402
+from core.blocks.evaluate import closed_shapes_reference, shapes_quality  # noqa: E402
+from core.blocks.thinning import prune_spurs, thin  # noqa: E402
+from core.imageio import read_image, read_mask  # noqa: E402
+from tools.train_blocks_net import batch, conv, to_input  # noqa: E402
+
+DEFAULT_CROP = ROOT.parent / "shared" / "data" / "paris-1925-sheet1-crop"
+DEFAULT_OUT = ROOT / "bench-output" / "crossval-real-edges.json"
+GAP = 64                     #: px between the training half and the held-out half
+THRESHOLDS = (0.15, 0.2, 0.3, 0.4, 0.5)   #: edge probabilities scored
+PATCH, BATCH, LEARNING_RATE, POS_WEIGHT = 192, 8, 2e-3, 4.0
+
+
+class EdgeNet(nn.Module):
+    """A 4-level U-Net at full resolution (16/32/48/64 channels, dilated bottom at 1/8):
+    input ``(N, 3, H, W)`` RGB in [-0.5, 0.5]; output ``(N, 1, H, W)`` edge logits."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.enc1 = conv(3, 16)
+        self.enc2 = nn.Sequential(conv(16, 32), conv(32, 32))
+        self.enc3 = nn.Sequential(conv(32, 48), conv(48, 48))
+        self.bottom = nn.Sequential(conv(48, 64), conv(64, 64, 2), conv(64, 64, 4))
+        self.dec3 = nn.Sequential(conv(64 + 48, 48), conv(48, 48))
+        self.dec2 = nn.Sequential(conv(48 + 32, 32), conv(32, 32))
+        self.dec1 = conv(32 + 16, 16)
+        self.head = nn.Conv2d(16, 1, 1)
+        self.pool = nn.MaxPool2d(2)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        def up(t: torch.Tensor, like: torch.Tensor) -> torch.Tensor:
+            return nn.functional.interpolate(t, size=like.shape[-2:], mode="bilinear",
+                                             align_corners=False)
+
+        a = self.enc1(x)
+        b = self.enc2(self.pool(a))
+        c = self.enc3(self.pool(b))
+        d = self.bottom(self.pool(c))
+        c = self.dec3(torch.cat([up(d, c), c], 1))
+        b = self.dec2(torch.cat([up(c, b), b], 1))
+        return self.head(self.dec1(torch.cat([up(b, a), a], 1)))
+
+
+def fold_columns(width: int, fold: int) -> tuple[slice, slice]:
+    """``(training columns, held-out columns)`` of ``fold`` (0: train left, test right)."""
+    half = width // 2
+    left, right = slice(0, half), slice(half, width)
+    if fold == 0:
+        return slice(0, half - GAP), right
+    return slice(half + GAP, width), left
+
+
+def predict_tiled(model: nn.Module, rgb: np.ndarray, tile: int = 1024,
+                  overlap: int = 64) -> np.ndarray:
+    """Edge probability (float32, 0-1) of a whole RGB image, in overlapping tiles."""
+    height, width = rgb.shape[:2]
+    prob = np.zeros((height, width), np.float32)
+    step = tile - 2 * overlap
+    with torch.no_grad():
+        for y0 in range(0, height, step):
+            for x0 in range(0, width, step):
+                ya, xa = max(y0 - overlap, 0), max(x0 - overlap, 0)
+                yb, xb = min(y0 + step + overlap, height), min(x0 + step + overlap, width)
+                x = torch.from_numpy(np.ascontiguousarray(to_input(rgb[ya:yb, xa:xb])[None]))
+                h, w = x.shape[-2:]
+                x = nn.functional.pad(x, (0, -w % 8, 0, -h % 8), mode="replicate")
+                p = torch.sigmoid(model(x))[0, 0, :h, :w].numpy()
+                y1, x1 = min(y0 + step, height), min(x0 + step, width)
+                prob[y0:y1, x0:x1] = p[y0 - ya:y1 - ya, x0 - xa:x1 - xa]
+    return prob
+
+
+def train_fold(crop: Path, fold: int, minutes: float) -> tuple[np.ndarray, int]:
+    """Train on ``fold``'s training half; ``(held-out half's edge probability uint8 0-255,
+    steps)``."""
+    torch.set_num_threads(1)
+    torch.manual_seed(fold)
+    rng = np.random.default_rng(fold)
+    rgb = read_image(crop / "INPUT.jpg")
+    mask = read_mask(crop / "INPUT-MASK.png", rgb.shape[:2])
+    edges = cv2.imread(str(crop / "SHAPES-EDGE-GT.png"), cv2.IMREAD_GRAYSCALE) > 0
+    target = cv2.dilate(edges.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(np.float32)
+    valid = cv2.dilate(mask.astype(np.uint8), np.ones((9, 9), np.uint8)).astype(np.float32)
+    train, test = fold_columns(rgb.shape[1], fold)
+    data = [(rgb[:, train], target[:, train], valid[:, train])]
+    model = EdgeNet()
+    optimiser = torch.optim.AdamW(model.parameters(), LEARNING_RATE, weight_decay=1e-4)
+    pos_weight = torch.tensor(POS_WEIGHT)
+    start, steps = time.time(), 0
+    while (elapsed := time.time() - start) < minutes * 60:
+        for group in optimiser.param_groups:   # cosine decay to 10 % over the time budget
+            group["lr"] = LEARNING_RATE * (0.1 + 0.45 * (1 + np.cos(np.pi * elapsed
+                                                                     / (minutes * 60))))
+        x, y, w = batch(data, rng, BATCH, PATCH)
+        loss = nn.functional.binary_cross_entropy_with_logits(
+            model(x), y, pos_weight=pos_weight, reduction="none")
+        loss = (loss * w).sum() / w.sum().clamp(min=1.0)
+        optimiser.zero_grad()
+        loss.backward()
+        optimiser.step()
+        steps += 1
+        if steps % 200 == 0:
+            print(f"fold {fold}: step {steps}, loss {loss.item():.4f}, {elapsed:.0f} s",
+                  flush=True)
+    model.eval()
+    prob = predict_tiled(model, rgb[:, test])
+    return np.round(prob * 255).astype(np.uint8), steps
+
+
+def shapes_from_edge_probability(prob: np.ndarray, mask: np.ndarray, threshold: float,
+                                 settings: BlockSettings | None = None) -> np.ndarray:
+    """Closed shapes (bool) of an edge probability map (uint8 0-255): pixels above
+    ``threshold`` (0-1), thinned to one pixel, spurs pruned, then the shapes level's
+    regions step."""
+    s = settings or BlockSettings.for_level("shapes")
+    edges = (prob > threshold * 255).astype(np.uint8)
+    lines = prune_spurs(thin(edges, s.thinning_iterations), s.px(s.spur_length))
+    return shapes_from_lines(lines, mask, s)[0] > 0
+
+
+def score(edges: np.ndarray, mask: np.ndarray, prediction: np.ndarray) -> dict:
+    """The real-crop protocol's PQ, SQ, RQ and counts of a bool prediction."""
+    r = shapes_quality(*closed_shapes_reference(edges, mask), prediction)
+    return {"pq": round(r.pq, 4), "sq": round(r.sq, 4), "rq": round(r.rq, 4),
+            "matched": r.n_matched, "reference": r.n_ref, "predicted": r.n_pred}
+
+
+def line(name: str, q: dict) -> str:
+    return (f"{name:<44} PQ {q['pq']:.3f}  SQ {q['sq']:.3f}  RQ {q['rq']:.3f}  "
+            f"{q['matched']}/{q['reference']}, {q['predicted']} predicted")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--crop", type=Path, default=DEFAULT_CROP,
+                        help="directory with INPUT.jpg, INPUT-MASK.png, SHAPES-EDGE-GT.png")
+    parser.add_argument("--minutes", type=float, default=27.0, help="training time per fold")
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="JSON of the scores")
+    args = parser.parse_args()
+    for name in ("INPUT.jpg", "INPUT-MASK.png", "SHAPES-EDGE-GT.png"):
+        if not (args.crop / name).is_file():
+            sys.exit(f"error: {args.crop / name} not found; give the real crop with --crop")
+    start = time.time()
+    context = multiprocessing.get_context("spawn")
+    with context.Pool(2) as pool:
+        runs = pool.starmap(train_fold, [(args.crop, fold, args.minutes) for fold in (0, 1)])
+    print(f"trained 2 folds ({runs[0][1]} and {runs[1][1]} steps) in {time.time() - start:.0f} s")
+    rgb = read_image(args.crop / "INPUT.jpg")
+    mask = read_mask(args.crop / "INPUT-MASK.png", rgb.shape[:2])
+    edges = cv2.imread(str(args.crop / "SHAPES-EDGE-GT.png"), cv2.IMREAD_GRAYSCALE)
+    classical = segment_sheet(rgb, mask, level="shapes").shapes > 0
+    del rgb
+    whole_prob = np.zeros(mask.shape, np.uint8)
+    results: dict = {"minutes_per_fold": args.minutes, "steps": [runs[0][1], runs[1][1]],
+                     "folds": [], "whole_crop": {}}
+    for fold, (prob, _) in enumerate(runs):
+        test = fold_columns(mask.shape[1], fold)[1]
+        whole_prob[:, test] = prob
+        m, e = mask[:, test], edges[:, test]
+        entry = {"held_out_columns": [test.start, test.stop],
+                 "line_network": score(e, m, classical[:, test]), "edge_net": {}}
+        print(line(f"fold {fold}, held-out half, line network", entry["line_network"]))
+        for t in THRESHOLDS:
+            entry["edge_net"][str(t)] = q = score(e, m, shapes_from_edge_probability(prob, m, t))
+            print(line(f"fold {fold}, held-out half, edge net > {t}", q))
+        results["folds"].append(entry)
+    results["whole_crop"]["line_network"] = q = score(edges, mask, classical)
+    print(line("whole crop, line network", q))
+    for t in THRESHOLDS:
+        q = score(edges, mask, shapes_from_edge_probability(whole_prob, mask, t))
+        results["whole_crop"][f"edge_net_{t}"] = q
+        print(line(f"whole crop, held-out edge nets > {t}", q))
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    write_text_atomic(args.out, json.dumps(results, indent=1) + "\n")
+    print(f"wrote {args.out} ({time.time() - start:.0f} s in all)")
+
+
+if __name__ == "__main__":
+    main()
