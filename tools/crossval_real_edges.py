@@ -39,6 +39,7 @@ if str(ROOT) not in sys.path:
 from core.atomic import write_text_atomic  # noqa: E402
 from core.blocks import BlockSettings, segment_sheet, shapes_from_lines  # noqa: E402
 from core.blocks.evaluate import closed_shapes_reference, shapes_quality  # noqa: E402
+from core.blocks.net import NetGeometry, tiled_probability  # noqa: E402
 from core.blocks.thinning import prune_spurs, thin  # noqa: E402
 from core.imageio import read_image, read_mask  # noqa: E402
 from tools.train_blocks_net import batch, conv, to_input  # noqa: E402
@@ -48,6 +49,8 @@ DEFAULT_OUT = ROOT / "bench-output" / "crossval-real-edges.json"
 GAP = 64                     #: px between the training half and the held-out half
 THRESHOLDS = (0.15, 0.2, 0.3, 0.4, 0.5)   #: edge probabilities scored
 PATCH, BATCH, LEARNING_RATE, POS_WEIGHT = 192, 8, 2e-3, 4.0
+#: prediction tiles: full resolution, 1024 px with 64 px margins
+TILING = NetGeometry(input_reduce=1, output_stride=1, input_multiple=8, tile=1024, overlap=64)
 
 
 class EdgeNet(nn.Module):
@@ -89,24 +92,18 @@ def fold_columns(width: int, fold: int) -> tuple[slice, slice]:
     return slice(half + GAP, width), left
 
 
-def predict_tiled(model: nn.Module, rgb: np.ndarray, tile: int = 1024,
-                  overlap: int = 64) -> np.ndarray:
-    """Edge probability (float32, 0-1) of a whole RGB image, in overlapping tiles."""
-    height, width = rgb.shape[:2]
-    prob = np.zeros((height, width), np.float32)
-    step = tile - 2 * overlap
+def predict_tiled(model: nn.Module, rgb: np.ndarray) -> np.ndarray:
+    """Edge probability (float32, 0-1) of a whole RGB image, in overlapping tiles
+    (:func:`core.blocks.net.tiled_probability`, 1024 px tiles, 64 px margins dropped)."""
+
+    def run(tile: np.ndarray) -> np.ndarray:
+        x = torch.from_numpy(np.ascontiguousarray(to_input(tile)[None]))
+        h, w = x.shape[-2:]
+        x = nn.functional.pad(x, (0, -w % 8, 0, -h % 8), mode="replicate")
+        return torch.sigmoid(model(x))[0, 0, :h, :w].numpy()
+
     with torch.no_grad():
-        for y0 in range(0, height, step):
-            for x0 in range(0, width, step):
-                ya, xa = max(y0 - overlap, 0), max(x0 - overlap, 0)
-                yb, xb = min(y0 + step + overlap, height), min(x0 + step + overlap, width)
-                x = torch.from_numpy(np.ascontiguousarray(to_input(rgb[ya:yb, xa:xb])[None]))
-                h, w = x.shape[-2:]
-                x = nn.functional.pad(x, (0, -w % 8, 0, -h % 8), mode="replicate")
-                p = torch.sigmoid(model(x))[0, 0, :h, :w].numpy()
-                y1, x1 = min(y0 + step, height), min(x0 + step, width)
-                prob[y0:y1, x0:x1] = p[y0 - ya:y1 - ya, x0 - xa:x1 - xa]
-    return prob
+        return tiled_probability(run, TILING, rgb)
 
 
 def train_fold(crop: Path, fold: int, minutes: float) -> tuple[np.ndarray, int]:
@@ -157,14 +154,16 @@ def shapes_from_edge_probability(prob: np.ndarray, mask: np.ndarray, threshold: 
     return shapes_from_lines(lines, mask, s)[0] > 0
 
 
-def score(edges: np.ndarray, mask: np.ndarray, prediction: np.ndarray) -> dict:
-    """The real-crop protocol's PQ, SQ, RQ and counts of a bool prediction."""
-    r = shapes_quality(*closed_shapes_reference(edges, mask), prediction)
+def score(reference: tuple[np.ndarray, np.ndarray], prediction: np.ndarray) -> dict:
+    """PQ, SQ, RQ and counts of a bool prediction against ``closed_shapes_reference``'s
+    ``(labels, ignored)`` (the real-crop protocol)."""
+    r = shapes_quality(*reference, prediction)
     return {"pq": round(r.pq, 4), "sq": round(r.sq, 4), "rq": round(r.rq, 4),
             "matched": r.n_matched, "reference": r.n_ref, "predicted": r.n_pred}
 
 
-def line(name: str, q: dict) -> str:
+def format_row(name: str, q: dict) -> str:
+    """One printed line of scores."""
     return (f"{name:<44} PQ {q['pq']:.3f}  SQ {q['sq']:.3f}  RQ {q['rq']:.3f}  "
             f"{q['matched']}/{q['reference']}, {q['predicted']} predicted")
 
@@ -195,20 +194,23 @@ def main() -> None:
     for fold, (prob, _) in enumerate(runs):
         test = fold_columns(mask.shape[1], fold)[1]
         whole_prob[:, test] = prob
-        m, e = mask[:, test], edges[:, test]
+        m = mask[:, test]
+        reference = closed_shapes_reference(edges[:, test], m)
         entry = {"held_out_columns": [test.start, test.stop],
-                 "line_network": score(e, m, classical[:, test]), "edge_net": {}}
-        print(line(f"fold {fold}, held-out half, line network", entry["line_network"]))
+                 "line_network": score(reference, classical[:, test]), "edge_net": {}}
+        print(format_row(f"fold {fold}, held-out half, line network", entry["line_network"]))
         for t in THRESHOLDS:
-            entry["edge_net"][str(t)] = q = score(e, m, shapes_from_edge_probability(prob, m, t))
-            print(line(f"fold {fold}, held-out half, edge net > {t}", q))
+            q = score(reference, shapes_from_edge_probability(prob, m, t))
+            entry["edge_net"][str(t)] = q
+            print(format_row(f"fold {fold}, held-out half, edge net > {t}", q))
         results["folds"].append(entry)
-    results["whole_crop"]["line_network"] = q = score(edges, mask, classical)
-    print(line("whole crop, line network", q))
+    reference = closed_shapes_reference(edges, mask)
+    results["whole_crop"]["line_network"] = q = score(reference, classical)
+    print(format_row("whole crop, line network", q))
     for t in THRESHOLDS:
-        q = score(edges, mask, shapes_from_edge_probability(whole_prob, mask, t))
+        q = score(reference, shapes_from_edge_probability(whole_prob, mask, t))
         results["whole_crop"][f"edge_net_{t}"] = q
-        print(line(f"whole crop, held-out edge nets > {t}", q))
+        print(format_row(f"whole crop, held-out edge nets > {t}", q))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     write_text_atomic(args.out, json.dumps(results, indent=1) + "\n")
     print(f"wrote {args.out} ({time.time() - start:.0f} s in all)")

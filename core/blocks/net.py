@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import cv2
@@ -76,9 +78,12 @@ FLIP_VIEWS = ((slice(None), slice(None)), (slice(None), slice(None, None, -1)),
               (slice(None, None, -1), slice(None)))
 
 
-def _tiled_probability(net: cv2.dnn.Net, g: NetGeometry, small: np.ndarray) -> np.ndarray:
+def tiled_probability(run: Callable[[np.ndarray], np.ndarray], g: NetGeometry,
+                      small: np.ndarray) -> np.ndarray:
     """Probabilities ``float32`` on the output grid of ``small`` (sides multiples of the
-    output stride), computed in overlapping tiles."""
+    output stride), computed in overlapping tiles of ``g.tile`` pixels (``g.overlap`` on
+    each side, discarded). ``run(tile)`` gives one tile's probabilities,
+    ``(ceil(h / s), ceil(w / s))`` for an ``h x w`` tile (``s``: the output stride)."""
     h, w = small.shape[:2]
     s = g.output_stride
     prob = np.zeros((h // s, w // s), np.float32)
@@ -87,7 +92,7 @@ def _tiled_probability(net: cv2.dnn.Net, g: NetGeometry, small: np.ndarray) -> n
         for x0 in range(0, w, step):
             ty0, tx0 = max(0, y0 - g.overlap), max(0, x0 - g.overlap)
             ty1, tx1 = min(h, y0 + step + g.overlap), min(w, x0 + step + g.overlap)
-            p = _run(net, g, small[ty0:ty1, tx0:tx1])
+            p = run(small[ty0:ty1, tx0:tx1])
             # tile origins are multiples of s, so the output cells line up
             oy0, ox0 = y0 // s, x0 // s
             oy1, ox1 = min(h, y0 + step) // s, min(w, x0 + step) // s
@@ -110,9 +115,10 @@ def reduced_probability(small: np.ndarray, path: Path = MODEL_PATH,
     padded = cv2.copyMakeBorder(small, 0, -h % s, 0, -w % s, cv2.BORDER_REFLECT)
     views = FLIP_VIEWS if flips else FLIP_VIEWS[:1]
     total = np.zeros((padded.shape[0] // s, padded.shape[1] // s), np.float32)
+    run = partial(_run, net, g)
     for view in views:
         mirrored = np.ascontiguousarray(padded[view])
-        total += _tiled_probability(net, g, mirrored)[view]
+        total += tiled_probability(run, g, mirrored)[view]
     prob = total * np.float32(255 / len(views))
     return np.round(prob[:-(-h // s), :-(-w // s)]).astype(np.uint8)
 
