@@ -136,3 +136,18 @@ def test_run_cli_and_batch_exit_codes(capsys):
     assert run_batch(["a", "b", "c"], work) == EXIT_SOME_FAILED
     err = capsys.readouterr().err
     assert "1 of 3 failed" in err and "b: broken" in err
+
+
+def test_input_error_words_options_per_front_end_and_survives_pickling():
+    import pickle
+
+    from core.errors import NoGraticuleError, option
+
+    err = NoGraticuleError(f"{option('grid-crs')} is not a CRS; check {option('spacing')}",
+                           field="grid-crs", value="nonsense")
+    assert str(err) == "--grid-crs is not a CRS; check --spacing"
+    assert err.render(str.upper) == "GRID-CRS is not a CRS; check SPACING"
+    back = pickle.loads(pickle.dumps(err))
+    assert type(back) is NoGraticuleError
+    assert (str(back), back.field, back.value) == (str(err), "grid-crs", "nonsense")
+    assert run_cli(lambda argv: (_ for _ in ()).throw(err)) == EXIT_BAD_INPUT
