@@ -144,11 +144,23 @@ def _cell_size_px(pixel_xy: np.ndarray, grid_xy: np.ndarray, spacing: float,
 
 def _load_detector() -> Detector:
     try:
-        from ..graticule import detect_graticule
+        from ..graticule import detect_on_sheet
     except ImportError:
         raise InputError("graticule detection is not available in this version; give the "
                          "GCPs with --gcps FILE.points --gcps-only") from None
-    return detect_graticule
+    return detect_on_sheet
+
+
+def _detection_area(mask, mask_path: Path | None) -> str | None:
+    """What the detector searches: the mask file, the computed map area ("compute": the
+    default when no mask file is found) or the whole image (None: ``mask=False``)."""
+    if mask_path is not None:
+        return str(mask_path)
+    if isinstance(mask, str) and mask == "auto":
+        from ..graticule.sheet import COMPUTE
+
+        return COMPUTE
+    return None
 
 
 def _check_targets(targets: Sequence[Path], protected: Sequence[Path | None]) -> None:
@@ -170,7 +182,7 @@ def _points_file(gcps, inp: Path) -> tuple[Path | None, GroundControlPoints | No
     return path, (read_points_file(path).only_enabled() if path is not None else None)
 
 
-def _labelled_detections(inp: Path, mask_path: Path | None, anchors: list[Anchor],
+def _labelled_detections(inp: Path, area: str | None, anchors: list[Anchor],
                          spacing: float, graticule: GraticuleResult | None,
                          detect: Detector | None, progress: ProgressCallback | None
                          ) -> tuple[np.ndarray, np.ndarray, float, Labelling]:
@@ -178,8 +190,7 @@ def _labelled_detections(inp: Path, mask_path: Path | None, anchors: list[Anchor
     in pixels and the labelling."""
     if graticule is None:
         detector = detect or _load_detector()
-        graticule = detector(str(inp), None if mask_path is None else str(mask_path),
-                             progress=sub_progress(progress, 0.0, 0.5))
+        graticule = detector(str(inp), area, progress=sub_progress(progress, 0.0, 0.5))
     if len(graticule) == 0:
         raise NoGraticuleError(f"{inp}: no graticule intersection was found; give the "
                                "GCPs with --gcps FILE.points --gcps-only")
@@ -228,14 +239,17 @@ def georeference(input_path: str | os.PathLike, crs: str, *, grid_crs: str | Non
         transform: helmert, affine, projective, poly2, poly3 or tps.
         outdir: output directory (default ``<stem>_georef/`` beside the input).
         mask: map-area mask (0 = outside): a path, "auto" (``NNN-INPUT-MASK.png`` beside
-            the input if present) or None/False for none.
+            the input if present; otherwise detection searches the map area computed by
+            ``core.maparea``, and the GeoTIFF has no alpha) or None/False for none (the whole
+            image is searched).
         resampling: near, bilinear, cubic or lanczos (warped kinds only).
         threshold_px: outlier threshold in pixels (default 3% of a grid cell).
         outliers: magsac, ransac or none.
         overviews: add internal overviews to the GeoTIFF (faster display, slower write).
         graticule: a detection result to use instead of running the detector.
-        detect: the detector, called as ``detect(image_path, mask_path_or_None,
-            progress=...)`` (default ``core.graticule.detect_graticule``).
+        detect: the detector, called as ``detect(image_path, mask, progress=...)`` where
+            ``mask`` is a mask path, ``"compute"`` (find the map area) or None (whole image)
+            (default ``core.graticule.detect_on_sheet``).
         progress: callback ``(fraction, message)``; raise Cancelled from it to stop.
 
     Raises:
@@ -270,7 +284,7 @@ def georeference(input_path: str | os.PathLike, crs: str, *, grid_crs: str | Non
     out = Path(outdir) if outdir is not None else default_outdir(inp)
 
     # ---- GCPs: pixel positions and grid / map coordinates
-    labelling = None
+    labelling, searched = None, None
     if gcps_only:
         pixel = known.pixel_xy.copy()
         grid = _gcps_in(known, g_crs, str(gcp_path))
@@ -281,8 +295,9 @@ def georeference(input_path: str | os.PathLike, crs: str, *, grid_crs: str | Non
             anchor_list += [Anchor(tuple(p), tuple(g), f"{gcp_path.name} point {k + 1}")
                             for k, (p, g) in enumerate(zip(known.pixel_xy, kgrid,
                                                            strict=True))]
+        searched = "given" if graticule is not None else _detection_area(mask, mask_path)
         pixel, grid, cell_px, labelling = _labelled_detections(
-            inp, mask_path, anchor_list, spacing, graticule, detect, progress)
+            inp, searched, anchor_list, spacing, graticule, detect, progress)
     report(progress, 0.5, "GCPs ready")
     mapxy = crsmod.transform_points(grid, g_crs, out_crs)
 
@@ -303,7 +318,7 @@ def georeference(input_path: str | os.PathLike, crs: str, *, grid_crs: str | Non
                           threshold_px=threshold, labelling=labelling, warnings=warnings)
     _check_targets(list(result.outputs.values()), [inp, mask_path, gcp_path])
     result.report = _report_dict(result, inp, size, mask_path, gcp_path, out_crs, g_crs,
-                                 spacing, resampling, outliers)
+                                 spacing, resampling, outliers, searched)
     _write_outputs(result, inp, mask_path, resampling, overviews, progress)
     return result
 
@@ -319,8 +334,9 @@ def _output_paths(out: Path, inp: Path, affine: bool) -> dict[str, Path]:
 
 def _report_dict(r: GeorefResult, inp: Path, size: tuple[int, int], mask_path: Path | None,
                  gcp_path: Path | None, out_crs, g_crs, spacing: float, resampling: str,
-                 outliers: str) -> dict:
-    """The JSON report (see docs/georef.md)."""
+                 outliers: str, searched: str | None) -> dict:
+    """The JSON report (see docs/georef.md); ``searched`` is where detection looked (a mask
+    path, "compute", "given" or None)."""
     t = r.transform
     return {
         "tool": f"graticule-georeferencer {__version__} core.georef",

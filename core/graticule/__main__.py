@@ -19,15 +19,12 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-import numpy as np
-
 from ..cli import run_batch, run_cli
 from ..errors import InputError
 from ..formats.mapseg_csv import write_points_csv
-from ..imageio import read_red_channel
 from ..mapseg_names import OUTPUT_PRED, list_inputs, mask_for_input, sheet_id
 from .debug import write_debug
-from .detect import detect_graticule
+from .sheet import COMPUTE, detect_on_sheet
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -55,15 +52,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _detect_one(image: Path, mask: Path | None, out_csv: Path, args: argparse.Namespace) -> str:
-    source: Path | np.ndarray = image
-    if mask is None and not args.no_mask:   # no mask file: compute the map area
-        from ..maparea import map_area_mask
-
-        source = read_red_channel(image)   # decoded once for both steps
-        mask = map_area_mask(source)
-        if not mask.any():   # no map found: search the whole sheet
-            mask = None
-    result = detect_graticule(source, mask, spacing_px=args.spacing)
+    area = None if args.no_mask else (COMPUTE if mask is None else mask)
+    result = detect_on_sheet(image, area, spacing_px=args.spacing)
     kept = result if args.all else result.visible_only()
     write_points_csv(out_csv, kept.points)
     if args.debug:

@@ -71,7 +71,7 @@ def test_detection_with_one_anchor_and_warnings(tmp_path, capsys, monkeypatch):
                           "--anchor", anchor, "-o", str(tmp_path / "o"),
                           "--transform", "helmert"])
     out = capsys.readouterr().out
-    assert code == 0 and calls == [(str(img), None)]
+    assert code == 0 and calls == [(str(img), "compute")]   # no mask file: map area computed
     assert "helmert, 9 of 9 GCPs used" in out and "assumed north-up" in out
     assert (tmp_path / "o" / "plate.tif").is_file()
 
