@@ -7,9 +7,15 @@ temporary name keeps the target's suffix, because OpenCV and GDAL pick the forma
 from __future__ import annotations
 
 import contextlib
+import glob
 import os
+import shutil
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+
+from .errors import InputError
+from .interrupts import deferred
+from .outputs import writable_folder_problem
 
 
 def temporary_path(target: str | os.PathLike) -> Path:
@@ -18,26 +24,81 @@ def temporary_path(target: str | os.PathLike) -> Path:
     return t.with_name(f".{t.stem}.tmp{os.getpid()}{''.join(t.suffixes[-1:])}")
 
 
+def _leftovers(tmp: Path) -> list[Path]:
+    """``tmp`` and the files libraries put beside it (``.aux.xml``, ``-journal``, ``-wal``,
+    ``.ovr``; helpers named ``.<tmp stem>.*``)."""
+    folder = tmp.parent
+    if not folder.is_dir():
+        return []
+    found = {tmp} if tmp.exists() or tmp.is_symlink() else set()
+    for pattern in (glob.escape(tmp.name) + "*", "." + glob.escape(tmp.stem) + ".*"):
+        found.update(folder.glob(pattern))
+    return sorted(found)
+
+
+def _remove(paths: Sequence[Path]) -> None:
+    for p in paths:
+        with contextlib.suppress(OSError):
+            if p.is_dir() and not p.is_symlink():
+                shutil.rmtree(p)
+            else:
+                p.unlink(missing_ok=True)
+
+
+def _make_folders(finals: Sequence[Path]) -> list[Path]:
+    """Create the targets' folders; return those created (outermost first)."""
+    created: list[Path] = []
+    for f in finals:
+        if f.is_dir():
+            raise InputError(f"{f} is a folder; give a file name")
+        problem = writable_folder_problem(f.parent)
+        if problem:
+            raise InputError(f"cannot write {f}: {problem}; choose another place")
+        missing = []
+        d = Path(os.path.abspath(f.parent))
+        while not d.exists():
+            missing.append(d)
+            d = d.parent
+        for d in reversed(missing):
+            try:
+                d.mkdir()
+            except FileExistsError:
+                continue
+            except OSError as exc:
+                raise InputError(f"cannot create the folder {d} ({exc.strerror}); choose "
+                                 "another place") from None
+            created.append(d)
+    return created
+
+
 @contextlib.contextmanager
 def atomic_outputs(targets: Sequence[str | os.PathLike]) -> Iterator[list[Path]]:
     """Yield temporary paths for ``targets``; rename them all only if the block succeeds.
 
     Files the block did not create are skipped at rename time (optional outputs). On any
-    exception every temporary file is removed and the targets are left untouched.
+    exception (an error, Ctrl-C, a stop signal turned into an exception by
+    :mod:`core.interrupts`) every temporary file and the files libraries wrote beside it
+    are removed, folders created for the outputs are removed again when empty, and the
+    targets are left untouched. A folder that cannot be written is an InputError.
     """
     finals = [Path(t) for t in targets]
-    for f in finals:
-        f.parent.mkdir(parents=True, exist_ok=True)
+    created = _make_folders(finals)
     temps = [temporary_path(f) for f in finals]
     try:
         yield temps
     except BaseException:
         for tmp in temps:
-            tmp.unlink(missing_ok=True)
+            _remove(_leftovers(tmp))
+        for d in reversed(created):
+            with contextlib.suppress(OSError):
+                d.rmdir()
         raise
-    for tmp, final in zip(temps, finals, strict=True):
-        if tmp.exists():
-            os.replace(tmp, final)
+    with deferred():     # the renames belong together: a stop signal waits for them
+        for tmp, final in zip(temps, finals, strict=True):
+            if tmp.exists():
+                os.replace(tmp, final)
+        for tmp in temps:
+            _remove(_leftovers(tmp))
 
 
 @contextlib.contextmanager

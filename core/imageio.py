@@ -2,10 +2,17 @@
 
 Colour arrays are RGB ``(H, W, 3) uint8``; grey arrays ``(H, W) uint8``; masks ``(H, W) bool``.
 EXIF orientation is ignored on purpose, so pixel coordinates match what GDAL and QGIS read.
+
+Every file is opened header first (:func:`read_header`, Pillow reads the size without
+decoding a pixel): an image larger than :func:`max_pixels` (default 25000 x 25000 =
+625 Mpx, raised with the environment variable ``GRATICULE_MAX_PIXELS``) or a sheet smaller
+than :data:`MIN_SIDE` px a side is refused before any decoder allocates memory, so a
+1 KB file whose header claims 65000 x 65000 px (an "image bomb") is one error line.
 """
 
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
 
@@ -21,6 +28,68 @@ _REDUCED_GRAY = {1: cv2.IMREAD_GRAYSCALE, 2: cv2.IMREAD_REDUCED_GRAYSCALE_2,
 _REDUCED_COLOR = {1: cv2.IMREAD_COLOR, 2: cv2.IMREAD_REDUCED_COLOR_2,
                   4: cv2.IMREAD_REDUCED_COLOR_4, 8: cv2.IMREAD_REDUCED_COLOR_8}
 _JPEG_SUFFIXES = {".jpg", ".jpeg", ".jpe", ".jfif"}
+
+#: Environment variable raising (or lowering) the pixel limit: a pixel count
+#: (``1000000000``, ``1e9``) or a size (``40000x40000``).
+MAX_PIXELS_ENV = "GRATICULE_MAX_PIXELS"
+#: Default limit: 25000 x 25000 px (625 Mpx; 1.9 GB per RGB copy), well above a
+#: 10000 x 10000 atlas sheet.
+DEFAULT_MAX_PIXELS = 25000 * 25000
+#: Smallest sheet side, pixels: below this no graticule, map area or block can be found.
+MIN_SIDE = 64
+
+
+def max_pixels() -> int:
+    """The largest image, in pixels, any command decodes (see :data:`MAX_PIXELS_ENV`)."""
+    text = os.environ.get(MAX_PIXELS_ENV, "").strip()
+    if not text:
+        return DEFAULT_MAX_PIXELS
+    try:
+        if "x" in text.lower():
+            w, h = (int(v) for v in text.lower().split("x"))
+            value = w * h
+        else:
+            value = float(text)
+            if not math.isfinite(value):
+                raise ValueError
+            value = int(value)
+    except ValueError:
+        raise InputError(f"{MAX_PIXELS_ENV}={text!r} is not a pixel count; give e.g. "
+                         "1000000000 or 40000x40000") from None
+    if value < MIN_SIDE * MIN_SIDE:
+        raise InputError(f"{MAX_PIXELS_ENV}={text!r} is too small; give at least "
+                         f"{MIN_SIDE}x{MIN_SIDE}")
+    return value
+
+
+def read_header(path: str | os.PathLike, *, min_side: int = MIN_SIDE) -> tuple[int, int]:
+    """``(width, height)`` from the file header, refusing what must not be decoded.
+
+    Raises InputError for a missing, empty or unreadable file, an image over
+    :func:`max_pixels`, or one under ``min_side`` pixels on a side. No pixel is decoded.
+    """
+    from PIL import Image
+
+    p = check_readable_file(path)
+    Image.MAX_IMAGE_PIXELS = None   # Pillow's own bomb check: replaced by ours, below
+    try:
+        with Image.open(p) as im:
+            width, height = (int(v) for v in im.size)
+    except Exception as exc:
+        raise InputError(f"{p} is not a readable image; give a JPEG, PNG or TIFF file") \
+            from exc
+    limit = max_pixels()
+    if width * height > limit:
+        side = math.isqrt(limit)
+        raise InputError(
+            f"{p} is {width} x {height} px ({width * height / 1e6:.0f} Mpx), over the "
+            f"limit of {limit / 1e6:.0f} Mpx (about {side} x {side}); if the file is a "
+            f"real scan and the machine has the memory (3 bytes a pixel per copy), raise "
+            f"the limit with {MAX_PIXELS_ENV}={width}x{height}", value=(width, height))
+    if min(width, height) < min_side:
+        raise InputError(f"{p} is only {width} x {height} px; give an image at least "
+                         f"{min_side} px on each side", value=(width, height))
+    return width, height
 
 
 def check_readable_file(path: str | os.PathLike) -> Path:
@@ -74,6 +143,7 @@ def read_image(source: ImageLike, *, reduce: int = 1, gray: bool = False) -> np.
         return img
     p = check_readable_file(source)
     _check_jpeg_complete(p)
+    read_header(p)
     flags = (_REDUCED_GRAY if gray else _REDUCED_COLOR)[reduce] | cv2.IMREAD_IGNORE_ORIENTATION
     img = cv2.imread(str(p), flags)
     if img is None or img.size == 0:
@@ -94,6 +164,7 @@ def read_red_channel(source: ImageLike) -> np.ndarray:
         return img if img.ndim == 2 else np.ascontiguousarray(img[:, :, 0])
     p = check_readable_file(source)
     _check_jpeg_complete(p)
+    read_header(p)
     img = cv2.imread(str(p), cv2.IMREAD_COLOR | cv2.IMREAD_IGNORE_ORIENTATION)
     if img is None or img.size == 0:
         raise InputError(f"{p} is not a readable image; give a JPEG, PNG or TIFF file")
@@ -115,17 +186,10 @@ def as_image_array(img: np.ndarray) -> np.ndarray:
     return img
 
 
-def image_size(path: str | os.PathLike) -> tuple[int, int]:
-    """(width, height) in pixels, read from the file header without decoding the pixels."""
-    from PIL import Image, UnidentifiedImageError
-
-    p = check_readable_file(path)
-    Image.MAX_IMAGE_PIXELS = None
-    try:
-        with Image.open(p) as im:
-            return im.size
-    except (UnidentifiedImageError, OSError) as exc:
-        raise InputError(f"{p} is not a readable image; give a JPEG, PNG or TIFF file") from exc
+def image_size(path: str | os.PathLike, *, min_side: int = MIN_SIDE) -> tuple[int, int]:
+    """(width, height) in pixels, read from the file header without decoding the pixels;
+    the limits of :func:`read_header` apply."""
+    return read_header(path, min_side=min_side)
 
 
 def read_mask(source: ImageLike, shape: tuple[int, int] | None = None, *,
@@ -142,6 +206,7 @@ def read_mask(source: ImageLike, shape: tuple[int, int] | None = None, *,
         name = what
     else:
         p = check_readable_file(source)
+        read_header(p, min_side=1)
         m = cv2.imread(str(p), cv2.IMREAD_UNCHANGED | cv2.IMREAD_IGNORE_ORIENTATION)
         if m is None:
             raise InputError(f"{p} is not a readable image; give a 0/255 PNG {what}")

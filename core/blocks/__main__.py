@@ -21,10 +21,11 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..cli import run_batch, run_cli
+from ..cli import number, run_batch, run_cli
 from ..errors import InputError
 from ..imageio import check_readable_file
 from ..mapseg_names import INPUT_MASK, OUTPUT_PRED, list_inputs, mask_for_input, sheet_id
+from ..outputs import check_outputs
 from .export import write_outputs
 from .georeference import Georeference, load_georeference
 from .pipeline import LEVELS, segment_sheet
@@ -53,9 +54,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="output of core.georef (its directory or .points file): polygons "
                          "in its CRS; directory mode: a directory holding NNN_georef/ or "
                          "NNN.points")
-    ap.add_argument("--tolerance", type=float, default=1.5,
-                    help="polygon simplification, pixels (default 1.5)")
-    ap.add_argument("--scale", type=float, default=1.0,
+    ap.add_argument("--tolerance", type=number("tolerance", minimum=0, maximum=100, unit="px"),
+                    default=1.5, help="polygon simplification, pixels (default 1.5)")
+    ap.add_argument("--scale", type=number("scale", minimum=0.05, maximum=20), default=1.0,
                     help="scan pixels per metre / 2.363 (default 1: 1:5000 at 300 dpi)")
     ap.add_argument("--lines", action="store_true",
                     help="blocks from the line network instead of the learned "
@@ -79,6 +80,8 @@ def _mask_for(image: Path, mask_arg: Path | None, directory_mode: bool) -> Path 
 
 def _process(image: Path, png: Path | None, gpkg: Path | None, mask: Path | None,
              level: str, georef: Georeference | None, args: argparse.Namespace) -> None:
+    check_outputs({"output": png, "gpkg": gpkg},
+                  inputs=[image, mask, georef.points_file if georef else None])
     settings = BlockSettings.for_level(level, scale=args.scale, block_net=not args.lines)
     seg = segment_sheet(image, mask, level=level, settings=settings)
     write_outputs(seg, level, png, gpkg, source=image.name, georef=georef,
@@ -88,8 +91,6 @@ def _process(image: Path, png: Path | None, gpkg: Path | None, mask: Path | None
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command; returns the exit code (0 ok, 1 some sheets failed, 2 bad input)."""
     args = build_parser().parse_args(argv)
-    if args.tolerance < 0 or args.scale <= 0:
-        raise InputError("--tolerance must be >= 0 and --scale > 0")
     if args.georef is not None and args.gpkg is None:
         raise InputError("--georef only affects the GeoPackage; add --gpkg")
     if args.input.is_dir():
@@ -112,20 +113,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _directory(args: argparse.Namespace) -> int:
-    if args.output.exists() and not args.output.is_dir():
-        raise InputError(f"{args.output} is a file; give an output directory for a "
-                         "directory of sheets")
-    inputs = list_inputs(args.input)
     gpkg_dir = None
     if args.gpkg is not None:
         gpkg_dir = args.output if args.gpkg is True else Path(args.gpkg)
-        if gpkg_dir.exists() and not gpkg_dir.is_dir():
-            raise InputError(f"{gpkg_dir} is a file; in directory mode --gpkg is a flag or "
-                             "a directory")
+    check_outputs(folders={"output": args.output, "gpkg": gpkg_dir})
+    inputs = list_inputs(args.input)
     if args.georef is not None and not args.georef.is_dir():
         raise InputError(f"{args.georef} is not a directory; in directory mode --georef "
                          "names a directory of core.georef outputs")
-    args.output.mkdir(parents=True, exist_ok=True)
 
     def one(image: Path) -> None:
         name = sheet_id(image)

@@ -9,6 +9,7 @@ import numpy as np
 
 from ..atomic import write_text_atomic
 from ..errors import InputError
+from ..limits import MAX_PIXEL_COORD, coordinate_problem
 
 
 def read_points_csv(path: str | os.PathLike) -> np.ndarray:
@@ -39,8 +40,10 @@ def read_points_csv(path: str | os.PathLike) -> np.ndarray:
         except ValueError:
             raise InputError(f"{p}, line {number}: expected two numbers 'x,y', got {line!r}") \
                 from None
-        if not (np.isfinite(x) and np.isfinite(y)):
-            raise InputError(f"{p}, line {number}: coordinates must be finite, got {line!r}")
+        problem = coordinate_problem((x, y), MAX_PIXEL_COORD, "px")
+        if problem:
+            raise InputError(f"{p}, line {number}: {problem}, got {line.strip()!r}; fix the "
+                             "line")
         points.append((x, y))
     return np.array(points, dtype=np.float64).reshape(-1, 2)
 

@@ -25,6 +25,7 @@ import numpy as np
 
 from ..atomic import write_text_atomic
 from ..errors import InputError
+from ..limits import MAX_MAP_COORD, MAX_PIXEL_COORD, coordinate_problem
 
 HEADER = "mapX,mapY,sourceX,sourceY,enable,dX,dY,residual"
 #: Raster (QGIS/GDAL) coordinate of a pixel's centre minus core's: core positions + this.
@@ -103,6 +104,11 @@ def read_points_file(path: str | os.PathLike) -> GroundControlPoints:
             enabled = rec.get("enable", "1") not in ("0", "false", "False")
         except (ValueError, KeyError):
             raise InputError(f"{p}, line {number}: not numbers: {stripped!r}") from None
+        problem = (coordinate_problem((mx, my), MAX_MAP_COORD)
+                   or coordinate_problem((sx, sy), MAX_PIXEL_COORD, "px"))
+        if problem:
+            raise InputError(f"{p}, line {number}: {problem}; fix the point in the QGIS "
+                             "Georeferencer or remove the line")
         rows.append((mx, my, sx, -sy, enabled))
     if columns is None:
         raise InputError(f"{p} holds no GCP table; give a QGIS georeferencer .points file")

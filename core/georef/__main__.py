@@ -11,9 +11,10 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..cli import EXIT_OK, run_batch, run_cli
+from ..cli import EXIT_OK, number, run_batch, run_cli
 from ..errors import InputError
 from ..mapseg_names import list_inputs
+from ..outputs import check_outputs
 from .pipeline import georeference
 from .raster_output import RESAMPLING
 from .robust import METHODS
@@ -33,7 +34,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="CRS of the outputs: EPSG code (EPSG:2154), WKT, PROJ string or "
                         "preset (paris-atlas)")
     p.add_argument("--grid-crs", help="CRS the graticule is drawn in (default: --crs)")
-    p.add_argument("--spacing", type=float, default=1000.0,
+    p.add_argument("--spacing", type=number("spacing", positive=True, maximum=1e7),
+                   default=1000.0,
                    help="distance between grid lines in grid-CRS units (default 1000)")
     p.add_argument("--anchor", action="append", default=[], metavar="X,Y=E,N",
                    help="the intersection nearest pixel X,Y has grid coordinates E,N "
@@ -59,7 +61,8 @@ def build_parser() -> argparse.ArgumentParser:
     m.add_argument("--no-mask", action="store_true", help="ignore any map-area mask")
     p.add_argument("--resampling", default="bilinear", choices=RESAMPLING,
                    help="resampling of warped outputs (default bilinear)")
-    p.add_argument("--threshold", type=float, metavar="PX",
+    p.add_argument("--threshold", type=number("threshold", positive=True, maximum=1e6,
+                                               unit="px"), metavar="PX",
                    help="outlier threshold in pixels (default 3%% of a grid cell)")
     p.add_argument("--outliers", default="magsac", choices=METHODS,
                    help="outlier rejection (default magsac)")
@@ -78,8 +81,10 @@ def _run_one(input_path: Path, args: argparse.Namespace, outdir: Path | None) ->
         threshold_px=args.threshold, outliers=args.outliers, overviews=args.overviews)
     unit = result.report["crs"]["unit"]
     n, used = len(result.inliers), int(result.inliers.sum())
-    print(f"{input_path.name}: {result.transform.kind}, {used} of {n} GCPs used, "
-          f"RMSE {result.rmse_px:.2f} px = {result.rmse_map:.3f} {unit}")
+    accuracy = (f"RMSE {result.rmse_px:.2f} px = {result.rmse_map:.3f} {unit}"
+                if result.report["summary"]["redundancy"] > 0 else
+                "no redundancy, accuracy unknown (see the warning)")
+    print(f"{input_path.name}: {result.transform.kind}, {used} of {n} GCPs used, {accuracy}")
     for w in result.warnings:
         print(f"  warning: {w}")
     for path in result.outputs.values():
@@ -94,8 +99,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.gcps or args.anchor:
             print("note: --anchor and --gcps apply to every sheet of the directory",
                   file=sys.stderr)
-        inputs = list_inputs(src)
         parent = Path(args.outdir) if args.outdir else None
+        check_outputs(folders={"outdir": parent})
+        inputs = list_inputs(src)
 
         def work(p: Path) -> None:
             outdir = parent / f"{p.stem}_georef" if parent else None

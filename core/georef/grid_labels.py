@@ -22,6 +22,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..graticule.result import GraticuleResult, LineFamily
+from ..limits import MAX_MAP_COORD, MAX_PIXEL_COORD, coordinate_problem
 
 #: Detection results use core's default pixel convention (integer coordinates are pixel
 #: centres, as in OpenCV and MapSeg); GCPs, anchors and outputs use GDAL's and QGIS's (the
@@ -33,6 +34,8 @@ _ROTATIONS = [np.array([[1, 0], [0, 1]]), np.array([[0, -1], [1, 0]]),
 #: The 4 proper orientations (rotations of NORTH_UP) then the 4 mirrored ones.
 ORIENTATIONS = [r @ NORTH_UP for r in _ROTATIONS] + list(_ROTATIONS)
 _NORTH_NAMES = {(0, -1): "up", (1, 0): "right", (0, 1): "down", (-1, 0): "left"}
+#: Farthest an anchor may be from its grid node, in grid cells (the detected spacing).
+MAX_ANCHOR_OFFSET = 0.25
 _NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
 _PAIR = rf"\s*({_NUMBER})\s*,\s*({_NUMBER})\s*"
 _ANCHOR_RE = re.compile(rf"^{_PAIR}={_PAIR}$")
@@ -57,6 +60,11 @@ def parse_anchor(text: str, source: str = "--anchor") -> Anchor:
         raise InputError(f"{source} {text!r} is not X,Y=E,N (pixel x,y = grid easting,"
                          "northing), e.g. --anchor 2276,1667=-1000,2000")
     x, y, e, n = (float(g) for g in m.groups())
+    problem = (coordinate_problem((x, y), MAX_PIXEL_COORD, "px")
+               or coordinate_problem((e, n), MAX_MAP_COORD))
+    if problem:
+        raise InputError(f"{source} {text.strip()!r}: {problem}; give the pixel position "
+                         "and the grid coordinates of a node", field="anchor", value=text)
     return Anchor((x, y), (e, n), f"{source} {text.strip()}")
 
 
@@ -128,6 +136,44 @@ def fractional_index(result: GraticuleResult, pixel_xy: np.ndarray) -> np.ndarra
 def snap_to_grid(result: GraticuleResult, pixel_xy: np.ndarray) -> np.ndarray:
     """(column, row) int index of the grid node nearest each pixel position."""
     return np.round(fractional_index(result, pixel_xy)).astype(np.int64)
+
+
+def check_anchor_distances(result: GraticuleResult, pixel_xy: np.ndarray,
+                           anchors: list[Anchor]) -> None:
+    """InputError when an anchor lies farther than :data:`MAX_ANCHOR_OFFSET` of a grid cell
+    from the grid node it would snap to: it names no node, and snapping it would label the
+    sheet from a guess. ``pixel_xy`` in the detection convention."""
+    frac = fractional_index(result, pixel_xy)
+    cell = np.array([result.columns.spacing_px, result.rows.spacing_px])
+    off = (frac - np.round(frac)) * cell                       # pixels, across each family
+    dist_px = np.hypot(off[:, 0], off[:, 1])
+    dist_cells = np.hypot(*(frac - np.round(frac)).T)
+    node = np.round(frac).astype(np.int64)
+    lines = [result.columns.indices or tuple(result.index[:, 0]),
+             result.rows.indices or tuple(result.index[:, 1])]
+    if all(len(v) for v in lines):
+        # one line beyond those found is allowed: an outer line the detection missed
+        lo = np.array([min(v) for v in lines]) - 1
+        hi = np.array([max(v) for v in lines]) + 1
+        outside = np.flatnonzero(np.any((node < lo) | (node > hi), axis=1))
+        if len(outside):
+            k = int(outside[0])
+            raise InputError(
+                f"{anchors[k].source} is at grid node (column {node[k, 0]}, row {node[k, 1]}),"
+                f" more than one line outside the grid lines found on the sheet (columns "
+                f"{lo[0] + 1} to {hi[0] - 1}, rows {lo[1] + 1} to {hi[1] - 1}): no grid crossing "
+                "was seen there; click on a crossing of two grid lines", field="anchor",
+                value=anchors[k].pixel_xy)
+    far = np.flatnonzero(dist_cells > MAX_ANCHOR_OFFSET)
+    if len(far):
+        k = int(far[0])
+        more = f" (and {len(far) - 1} more)" if len(far) > 1 else ""
+        raise InputError(
+            f"{anchors[k].source} is {dist_px[k]:.0f} px ({dist_cells[k]:.0%} of a grid cell) "
+            f"from the nearest grid node{more}; an anchor must be within "
+            f"{MAX_ANCHOR_OFFSET:.0%} of a cell ({MAX_ANCHOR_OFFSET * cell.mean():.0f} px) of "
+            "a crossing of two grid lines: click on the crossing", field="anchor",
+            value=anchors[k].pixel_xy)
 
 
 def _north_name(p: np.ndarray) -> str:
@@ -236,5 +282,6 @@ def label_intersections(result: GraticuleResult, anchors: list[Anchor],
                          "(pixel x,y = grid easting,northing) or --gcps FILE.points")
     pix = np.array([a.pixel_xy for a in anchors], dtype=np.float64) - CENTRE_TO_CORNER
     idx = snap_to_grid(result, pix)
+    check_anchor_distances(result, pix, anchors)
     labelling = solve_labelling(idx, np.array([a.grid_xy for a in anchors]), spacing, anchors)
     return labelling.grid_coordinates(result.index), labelling

@@ -36,18 +36,29 @@ from ..formats.qgis_points import GroundControlPoints, read_points_file, write_p
 from ..graticule.result import GraticuleResult
 from ..imageio import check_readable_file, image_size
 from ..mapseg_names import mask_for_input, sheet_id
+from ..outputs import check_outputs
 from ..progress import ProgressCallback, report, sub_progress
 from . import crs as crsmod
 from . import raster_output as ro
 from . import report as rep
 from .grid_labels import CENTRE_TO_CORNER, Anchor, Labelling, label_intersections, parse_anchor
 from .robust import METHODS, robust_fit
-from .transforms import GDAL_ORDER, FittedTransform, check_configuration, check_kind
+from .transforms import (
+    GDAL_ORDER,
+    FittedTransform,
+    check_configuration,
+    check_kind,
+    redundancy,
+)
 
 #: Default outlier threshold as a fraction of one grid cell in pixels (71 px for the Paris
 #: atlas's 2363 px cells).
 DEFAULT_THRESHOLD_CELLS = 0.03
 Detector = Callable[..., GraticuleResult]
+#: The warning of a fit whose residuals are 0 by construction (no redundancy).
+NO_REDUNDANCY = ("no redundancy: {used} GCPs determine a {kind} transform exactly, so the "
+                 "residuals are 0 whatever the GCPs are and the RMSE says nothing about "
+                 "accuracy; add GCPs (anchors or a .points file){simpler}")
 
 
 @dataclass
@@ -163,14 +174,6 @@ def _detection_area(mask, mask_path: Path | None) -> str | None:
     return None
 
 
-def _check_targets(targets: Sequence[Path], protected: Sequence[Path | None]) -> None:
-    keep = {p.resolve() for p in protected if p is not None}
-    for t in targets:
-        if t.resolve() in keep:
-            raise InputError(f"writing {t} would overwrite an input; choose another -o "
-                             "directory")
-
-
 def _points_file(gcps, inp: Path) -> tuple[Path | None, GroundControlPoints | None]:
     """The GCP file to use (explicit, default beside the input, or none) and its points."""
     if gcps is False:
@@ -201,6 +204,10 @@ def _labelled_detections(inp: Path, area: str | None, anchors: list[Anchor],
 
 def _fit_warnings(fitted: FittedTransform, inliers: np.ndarray, threshold: float) -> list[str]:
     warnings = []
+    if redundancy(fitted.kind, int(inliers.sum())) <= 0:
+        simpler = "" if fitted.kind == "helmert" else " or choose a transform with fewer unknowns"
+        warnings.append(NO_REDUNDANCY.format(kind=fitted.kind, used=int(inliers.sum()),
+                                             simpler=simpler))
     n_rej = int((~inliers).sum())
     if n_rej:
         warnings.append(f"{n_rej} of {len(inliers)} GCPs disagree by more than "
@@ -282,6 +289,8 @@ def georeference(input_path: str | os.PathLike, crs: str, *, grid_crs: str | Non
             "used by default)")
     mask_path = _resolve_mask(mask, inp, size)
     out = Path(outdir) if outdir is not None else default_outdir(inp)
+    check_outputs(_output_paths(out, inp, affine=True).values(), folders={"outdir": out},
+                  inputs=[inp, mask_path, gcp_path])
 
     # ---- GCPs: pixel positions and grid / map coordinates
     labelling, searched = None, None
@@ -316,7 +325,6 @@ def georeference(input_path: str | os.PathLike, crs: str, *, grid_crs: str | Non
                           transform=fitted, inliers=inliers, pixel_xy=pixel, map_xy=mapxy,
                           grid_xy=grid, rmse_map=fitted.rmse_map, rmse_px=fitted.rmse_px,
                           threshold_px=threshold, labelling=labelling, warnings=warnings)
-    _check_targets(list(result.outputs.values()), [inp, mask_path, gcp_path])
     result.report = _report_dict(result, inp, size, mask_path, gcp_path, out_crs, g_crs,
                                  spacing, resampling, outliers, searched)
     _write_outputs(result, inp, mask_path, resampling, overviews, progress)
@@ -354,7 +362,8 @@ def _report_dict(r: GeorefResult, inp: Path, size: tuple[int, int], mask_path: P
         "robust": {"method": outliers, "threshold_px": r.threshold_px,
                    "rejected": [i + 1 for i in r.rejected]},
         "summary": {"gcps": len(r.pixel_xy), "used": int(r.inliers.sum()),
-                    "rejected": len(r.rejected), "rmse_px": r.rmse_px, "rmse_map": r.rmse_map},
+                    "rejected": len(r.rejected), "rmse_px": r.rmse_px, "rmse_map": r.rmse_map,
+                    "redundancy": redundancy(t.kind, int(r.inliers.sum()))},
         "gcps": rep.gcp_table(r.pixel_xy, r.map_xy, r.grid_xy, r.inliers,
                               t.inverse(r.map_xy) - r.pixel_xy, t.forward(r.pixel_xy) - r.map_xy),
         "outputs": {k: str(v) for k, v in r.outputs.items()},

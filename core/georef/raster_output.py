@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
+from ..interrupts import deferred, pending
 from ..progress import Cancelled, ProgressCallback, report, sub_progress
 
 RESAMPLING: tuple[str, ...] = ("near", "bilinear", "cubic", "lanczos")
@@ -52,12 +53,20 @@ def _config(**options: str) -> Iterator[None]:
 
 
 class _GdalProgress:
-    """A GDAL progress callback forwarding to ours; remembers a Cancelled to re-raise it."""
+    """A GDAL progress callback forwarding to ours; an exception never escapes into GDAL.
+
+    A cancel (:class:`Cancelled` from our callback) or a stop signal (Ctrl-C, SIGTERM:
+    GDAL runs inside :func:`core.interrupts.deferred`, so the signal waits there) makes it
+    return 0: GDAL stops cleanly and closes its files. :meth:`check` re-raises a cancel;
+    the signal is raised when the deferred block ends.
+    """
 
     def __init__(self, progress: ProgressCallback | None, message: str) -> None:
         self.progress, self.message, self.cancelled = progress, message, None
 
     def __call__(self, fraction: float, _msg=None, _data=None) -> int:
+        if pending() is not None:
+            return 0
         try:
             report(self.progress, fraction, self.message)
         except Cancelled as exc:
@@ -70,15 +79,23 @@ class _GdalProgress:
             raise self.cancelled
 
 
-def _run_gdal(fn, *args, progress: ProgressCallback | None, message: str, **kwargs):
-    cb = _GdalProgress(progress, message)
+def _cancellable(call, cb: _GdalProgress):
+    """Run ``call()`` (a GDAL function given ``cb``) so a stop signal or a cancel stops it
+    through the callback; re-raise the cancel or the signal afterwards."""
     try:
-        with _config(GDAL_PAM_ENABLED="NO"):
-            ds = fn(*args, callback=cb, **kwargs)
-    except RuntimeError:
+        with deferred():
+            result = call()
+    except RuntimeError:   # GDAL's "User terminated ..." after the callback said stop
         cb.check()
         raise
     cb.check()
+    return result
+
+
+def _run_gdal(fn, *args, progress: ProgressCallback | None, message: str, **kwargs):
+    cb = _GdalProgress(progress, message)
+    with _config(GDAL_PAM_ENABLED="NO"):
+        ds = _cancellable(lambda: fn(*args, callback=cb, **kwargs), cb)
     if ds is None:
         raise RuntimeError(f"GDAL failed: {message}")
     return ds
@@ -152,8 +169,7 @@ def build_overviews(path: Path, progress: ProgressCallback | None = None) -> Non
             f *= 2
         if levels:
             cb = _GdalProgress(progress, "building overviews")
-            ds.BuildOverviews("AVERAGE", levels, callback=cb)
-            cb.check()
+            _cancellable(lambda: ds.BuildOverviews("AVERAGE", levels, callback=cb), cb)
         ds = None
 
 

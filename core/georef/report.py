@@ -134,8 +134,10 @@ def to_html(report: dict, plot_png: bytes) -> str:
         ("grid CRS", report["crs"]["grid"]),
         ("transform", report["transform"]["kind"]),
         ("GCPs used / rejected", f"{s['used']} / {s['rejected']}"),
-        ("RMSE (px)", _fmt(s["rmse_px"], 3)),
-        (f"RMSE ({unit})", _fmt(s["rmse_map"], 3)),
+        ("RMSE (px)", _fmt(s["rmse_px"], 3) if s.get("redundancy", 1) > 0 else
+         "not measurable: no redundancy (see the warnings)"),
+        (f"RMSE ({unit})", _fmt(s["rmse_map"], 3) if s.get("redundancy", 1) > 0 else "-"),
+        ("redundancy (equations - unknowns)", s.get("redundancy", "-")),
         ("outliers", f"{report['robust']['method']}, threshold "
                      f"{report['robust']['threshold_px']:.1f} px"),
     ])

@@ -34,6 +34,20 @@ from ..errors import InputError
 KINDS: tuple[str, ...] = ("helmert", "affine", "projective", "poly2", "poly3", "tps")
 MIN_POINTS: dict[str, int] = {"helmert": 2, "affine": 3, "projective": 4, "poly2": 6,
                               "poly3": 10, "tps": 10}
+
+
+def redundancy(kind: str, n_points: int) -> int:
+    """Equations minus unknowns of a fit of ``n_points`` GCPs (two equations each).
+
+    0 means the transform passes through every GCP whatever they are: its residuals are 0
+    by construction and prove nothing about accuracy (2 GCPs for helmert, 3 for affine,
+    4 projective, 6 poly2, 10 poly3; tps always, as it interpolates).
+    """
+    if kind == "tps":
+        return 0
+    return 2 * int(n_points) - 2 * MIN_POINTS[check_kind(kind)]
+
+
 #: GDAL GCP polynomial order of each polynomial kind (gdalwarp -order N).
 GDAL_ORDER: dict[str, int] = {"affine": 1, "poly2": 2, "poly3": 3}
 #: Largest condition number of a normalised design matrix that is still fitted; above it the

@@ -19,10 +19,11 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..cli import run_batch, run_cli
+from ..cli import number, run_batch, run_cli
 from ..errors import InputError
 from ..formats.mapseg_csv import write_points_csv
 from ..mapseg_names import OUTPUT_PRED, list_inputs, mask_for_input, sheet_id
+from ..outputs import check_outputs
 from .debug import write_debug
 from .sheet import COMPUTE, detect_on_sheet
 
@@ -41,7 +42,8 @@ def build_parser() -> argparse.ArgumentParser:
                                   "one computed from the sheet (core.maparea)")
     p.add_argument("--no-mask", action="store_true",
                    help="search the whole image: no mask file, no computed mask")
-    p.add_argument("--spacing", type=float, metavar="PX",
+    p.add_argument("--spacing", type=number("spacing", minimum=20, maximum=100000, unit="px"),
+                   metavar="PX",
                    help="expected distance between grid lines, pixels (default: found)")
     p.add_argument("--all", action="store_true",
                    help="also write crossings hidden under a gap of a grid line (left out by "
@@ -51,13 +53,19 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _debug_path(args: argparse.Namespace, image: Path) -> Path | None:
+    return Path(args.debug) / f"{image.stem}-graticule.png" if args.debug else None
+
+
 def _detect_one(image: Path, mask: Path | None, out_csv: Path, args: argparse.Namespace) -> str:
+    check_outputs({"output": out_csv, "debug": _debug_path(args, image)},
+                  inputs=[image, mask])
     area = None if args.no_mask else (COMPUTE if mask is None else mask)
     result = detect_on_sheet(image, area, spacing_px=args.spacing)
     kept = result if args.all else result.visible_only()
     write_points_csv(out_csv, kept.points)
     if args.debug:
-        write_debug(Path(args.debug) / f"{image.stem}-graticule.png", image, result)
+        write_debug(_debug_path(args, image), image, result)
     hidden = len(result) - len(result.visible_only())
     spacing = result.columns.spacing_px
     return (f"{image.name}: {len(kept)} intersections"
@@ -77,8 +85,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise InputError("--mask names one file; in directory mode each sheet's "
                              "NNN-INPUT-MASK.png is used")
         outdir = Path(args.output)
-        if outdir.exists() and not outdir.is_dir():
-            raise InputError(f"{outdir} is a file; give an output directory")
+        check_outputs(folders={"output": outdir, "debug": args.debug})
         sheets = list_inputs(src)
 
         def work(image: Path) -> None:

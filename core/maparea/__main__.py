@@ -17,7 +17,9 @@ import numpy as np
 from ..atomic import atomic_output
 from ..cli import run_batch, run_cli
 from ..errors import InputError
+from ..imageio import check_readable_file
 from ..mapseg_names import OUTPUT_PRED, list_inputs, sheet_id
+from ..outputs import check_outputs
 from .segment import MapAreaSettings, map_area_mask
 
 
@@ -47,21 +49,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     settings = MapAreaSettings(reduce=args.reduce)
     if args.input.is_dir():
-        if args.output.exists() and not args.output.is_dir():
-            raise InputError(f"{args.output} is a file; give an output directory for a "
-                             "directory of sheets")
+        check_outputs(folders={"output": args.output})
         inputs = list_inputs(args.input)
-        args.output.mkdir(parents=True, exist_ok=True)
 
         def one(path: Path) -> None:
-            mask = map_area_mask(path, settings=settings)
-            write_mask_png(mask, args.output / f"{sheet_id(path)}{OUTPUT_PRED}.png")
+            out = args.output / f"{sheet_id(path)}{OUTPUT_PRED}.png"
+            check_outputs([out], inputs=[path])
+            write_mask_png(map_area_mask(path, settings=settings), out)
 
         return run_batch(inputs, one, name=lambda p: p.name, desc="map areas")
+    check_readable_file(args.input)
     if args.output.suffix.lower() != ".png":
         raise InputError(f"{args.output}: the output must be a .png file")
-    if args.output.is_dir():
-        raise InputError(f"{args.output} is a directory; give a .png file name")
+    check_outputs({"output": args.output}, inputs=[args.input])
     write_mask_png(map_area_mask(args.input, settings=settings), args.output)
     return 0
 

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from ..cli import EXIT_OK, run_batch
 from ..errors import InputError
+from ..outputs import check_outputs
 from .mapseg_io import (
     IMAGE_SUFFIXES,
     POINT_SUFFIXES,
@@ -148,8 +149,7 @@ def main(command: str, argv: Sequence[str]) -> int:
     task = TASKS[command]
     args = _parser(command).parse_args(list(argv))
     out: Path = args.outdir
-    if out.exists() and not out.is_dir():
-        raise InputError(f"{out} exists and is not a directory; give an output directory")
+    check_outputs(folders={"outdir": out})
     pairs, directory_mode = _pairs(args.ref, args.pred, task)
 
     rows: list[dict] = []

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..formats.mapseg_csv import read_points_csv
-from ..imageio import check_readable_file
+from ..imageio import check_readable_file, read_header
 from ..mapseg_names import OUTPUT_GT, OUTPUT_PRED, check_same_sheets, sheet_id
 from .mapseg_errors import OfficialToolFailure
 
@@ -37,6 +37,7 @@ class Pair:
 def read_label_image(path: str | os.PathLike) -> np.ndarray:
     """A single-channel integer image (8-bit mask, 16-bit PNG or TIFF label map) as stored."""
     p = check_readable_file(path)
+    read_header(p, min_side=1)   # refuses an image bomb before any decoder allocates
     if p.suffix.lower() in (".tif", ".tiff"):
         import tifffile
 

@@ -12,8 +12,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..cli import run_batch, run_cli
-from ..errors import InputError
+from ..cli import number, run_batch, run_cli
+from ..outputs import check_outputs
 from .params import ORIENTATIONS, make_params, run_difficulty, sheet_seed
 from .sheet import generate_sheet
 from .writer import write_sheet
@@ -26,24 +26,34 @@ def build_parser() -> argparse.ArgumentParser:
         description="Generate synthetic historical atlas sheets with exact ground truth "
                     "(graticule intersections, map-area mask, building blocks).")
     ap.add_argument("outdir", type=Path, help="output directory (created if missing)")
-    ap.add_argument("--count", type=int, default=1, help="number of sheets (default 1)")
-    ap.add_argument("--size", type=int, default=10000,
+    ap.add_argument("--count", type=number("count", minimum=1, maximum=100000, integer=True),
+                    default=1, help="number of sheets (default 1)")
+    ap.add_argument("--size", type=number("size", minimum=256, maximum=40000, integer=True),
+                    default=10000,
                     help="width and height of square sheets, pixels (default 10000)")
-    ap.add_argument("--width", type=int, help="sheet width, pixels (overrides --size)")
-    ap.add_argument("--height", type=int, help="sheet height, pixels (overrides --size)")
-    ap.add_argument("--seed", type=int, default=0, help="run seed (default 0)")
-    ap.add_argument("--first-index", type=int, default=0,
+    ap.add_argument("--width", type=number("width", minimum=256, maximum=40000, integer=True),
+                    help="sheet width, pixels (overrides --size)")
+    ap.add_argument("--height", type=number("height", minimum=256, maximum=40000,
+                                             integer=True),
+                    help="sheet height, pixels (overrides --size)")
+    ap.add_argument("--seed", type=number("seed", minimum=0, maximum=2**32 - 1, integer=True),
+                    default=0, help="run seed (default 0)")
+    ap.add_argument("--first-index", type=number("first-index", minimum=0, maximum=10**6,
+                                                 integer=True), default=0,
                     help="number of the first sheet, NNN (default 0)")
-    ap.add_argument("--difficulty", type=float,
+    ap.add_argument("--difficulty", type=number("difficulty", minimum=0, maximum=1),
                     help="0 (clean) to 1 (hard) for every sheet; default: spread over the "
                          "range by sheet number")
-    ap.add_argument("--spacing", type=float, default=2363.0,
+    ap.add_argument("--spacing", type=number("spacing", minimum=20, maximum=100000, unit="px"),
+                    default=2363.0,
                     help="graticule spacing (1000 m), pixels (default 2363: 1:5000 at 300 dpi)")
     ap.add_argument("--orientation", choices=ORIENTATIONS,
                     help="force the orientation case (default: random per sheet)")
-    ap.add_argument("--quality", type=int, help="JPEG quality 1-100 (default: 70-95 by "
+    ap.add_argument("--quality", type=number("quality", minimum=1, maximum=100, integer=True),
+                    help="JPEG quality 1-100 (default: 70-95 by "
                     "difficulty)")
-    ap.add_argument("--content-scale", type=float,
+    ap.add_argument("--content-scale",
+                    type=number("content-scale", minimum=0.02, maximum=10),
                     help="scale of streets and lettering (default 1: 1:5000 at 300 dpi)")
     return ap
 
@@ -51,26 +61,17 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command; returns the exit code (0 ok, 1 some sheets failed, 2 bad input)."""
     args = build_parser().parse_args(argv)
-    if args.count < 1:
-        raise InputError(f"--count must be at least 1, not {args.count}")
-    if args.first_index < 0 or args.seed < 0:
-        raise InputError("--seed and --first-index must be non-negative")
-    if args.difficulty is not None and not 0.0 <= args.difficulty <= 1.0:
-        raise InputError(f"--difficulty must be between 0 and 1, not {args.difficulty}")
     size = (args.width or args.size, args.height or args.size)
     overrides: dict = {}
     if args.orientation:
         overrides["orientation"] = args.orientation
     if args.quality is not None:
-        if not 1 <= args.quality <= 100:
-            raise InputError(f"--quality must be between 1 and 100, not {args.quality}")
         overrides["jpeg_quality"] = args.quality
     if args.content_scale is not None:
         overrides["content_scale"] = args.content_scale
     # Fail on bad sizes or spacing before any sheet is made.
     make_params(0, size, difficulty=0.0, spacing_px=args.spacing, **overrides)
-    if args.outdir.exists() and not args.outdir.is_dir():
-        raise InputError(f"{args.outdir} exists and is not a directory; give a directory")
+    check_outputs(folders=[args.outdir])
     args.outdir.mkdir(parents=True, exist_ok=True)
 
     indices = list(range(args.first_index, args.first_index + args.count))

@@ -14,7 +14,7 @@ from core.formats.qgis_points import GroundControlPoints, read_points_file, writ
 from core.imageio import image_size, read_image, read_mask
 
 
-def _jpeg(tmp_path, w=64, h=48):
+def _jpeg(tmp_path, w=128, h=96):
     img = np.zeros((h, w, 3), np.uint8)
     img[:, :, 0] = 200  # red in RGB
     path = tmp_path / "a.jpg"
@@ -25,10 +25,10 @@ def _jpeg(tmp_path, w=64, h=48):
 def test_read_image_returns_rgb_and_reduces(tmp_path):
     path = _jpeg(tmp_path)
     rgb = read_image(path)
-    assert rgb.shape == (48, 64, 3)
+    assert rgb.shape == (96, 128, 3)
     assert rgb[..., 0].mean() > 190 and rgb[..., 2].mean() < 10
-    assert read_image(path, reduce=4, gray=True).shape == (12, 16)
-    assert image_size(path) == (64, 48)
+    assert read_image(path, reduce=4, gray=True).shape == (24, 32)
+    assert image_size(path) == (128, 96)
 
 
 @pytest.mark.parametrize(("content", "message"), [

@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from ...atomic import write_text_atomic
-from ...cli import EXIT_OK
+from ...cli import EXIT_OK, number
 from ...errors import InputError
+from ...outputs import check_outputs
 from .evaluate import chamfer_ap
 from .formats import ChamferApInput, is_challenge_gt, load_json, read_challenge
 from .layers import LayerFields, read_layers
@@ -44,7 +45,7 @@ def build_parser(command: str = "chamfer-ap") -> argparse.ArgumentParser:
     parser.add_argument("--thresholds", metavar="T1,T2,...",
                         help="chamfer-distance thresholds in coordinate units "
                              "(default 0.5,1.0,1.5)")
-    parser.add_argument("--sample-dist", type=float, metavar="D",
+    parser.add_argument("--sample-dist", type=number("sample-dist", positive=True), metavar="D",
                         help="resampling spacing in coordinate units (default: 0.3 for the "
                              "challenge files, 0.6 x the smallest threshold for layers)")
     parser.add_argument("--format", choices=("auto", "challenge", "layer"), default="auto",
@@ -73,6 +74,7 @@ def main(command: str, argv: list[str]) -> int:
     """Score PRED against GT; print the table; write ``--json``. Raises InputError."""
     args = build_parser(command).parse_args(argv)
     thresholds = _parse_thresholds(args.thresholds)
+    check_outputs({"json": args.json}, inputs=[args.gt, args.pred])
     inp = read_input(args, thresholds)
     sample_dist = args.sample_dist if args.sample_dist is not None else inp.sample_dist
     result = chamfer_ap(inp.gt_frames, inp.pred_frames, thresholds, official=args.official,

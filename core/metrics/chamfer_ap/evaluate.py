@@ -31,7 +31,7 @@ from .model import (
     GtFrames,
     PredFrames,
 )
-from .resample import SAMPLE_DIST, resample_polylines
+from .resample import SAMPLE_DIST, SampleLimitError, resample_polylines
 
 
 def chamfer_ap(gt_frames: GtFrames, pred_frames: PredFrames,
@@ -63,7 +63,10 @@ def chamfer_ap(gt_frames: GtFrames, pred_frames: PredFrames,
         raise InputError(f"sample spacing must be a positive number, not {sample_dist}")
     class_names = _class_names(gt_frames, pred_frames, classes)
     data = _collect(gt_frames, pred_frames, class_names, official)
-    samples, offsets = resample_polylines(data.lines, sample_dist)
+    try:
+        samples, offsets = resample_polylines(data.lines, sample_dist)
+    except SampleLimitError as exc:
+        raise InputError(str(exc)) from None
     report(progress, 0.05, "resampled")
 
     pooled_scores: dict[str, list[np.ndarray]] = {name: [] for name in class_names}

@@ -28,6 +28,16 @@ import numpy as np
 SAMPLE_DIST = 0.3
 """The challenge's sample spacing, in metres."""
 
+MAX_SAMPLES_PER_LINE = 1_000_000
+"""Most samples one line may give (16 MB): 300 km at the challenge's 0.3 m."""
+MAX_SAMPLES = 50_000_000
+"""Most samples of all lines together (800 MB of coordinates)."""
+
+
+class SampleLimitError(ValueError):
+    """Resampling would make more points than :data:`MAX_SAMPLES_PER_LINE` or
+    :data:`MAX_SAMPLES` (coordinates in the wrong unit, or a typing error)."""
+
 
 def resample_polylines(lines: Sequence[np.ndarray],
                        spacing: float = SAMPLE_DIST) -> tuple[np.ndarray, np.ndarray]:
@@ -54,11 +64,13 @@ def resample_polylines(lines: Sequence[np.ndarray],
     # Lengths are computed for every consecutive pair; pairs across two lines are never used.
     dx = np.diff(points[:, 0])
     dy = np.diff(points[:, 1])
-    seg_len = np.sqrt(dx * dx + dy * dy)
+    with np.errstate(over="ignore", invalid="ignore"):  # huge coordinates: refused below
+        seg_len = np.sqrt(dx * dx + dy * dy)
     seg_line = np.repeat(np.arange(n_lines), n_seg)  # line of each segment, in order
     seg_first = _starts(n_seg)  # index of each line's first segment in the segment list
     seg_point = first_point[seg_line] + (np.arange(len(seg_line)) - seg_first[seg_line])
     cum_end, length = _cumulative_lengths(seg_len, first_point, n_seg)
+    _check_sample_count(length, spacing)
 
     # arange(spacing, L, spacing) of every line = the first n_mid values of one arange
     n_mid = np.maximum(np.ceil((length - spacing) / spacing), 0).astype(np.intp)
@@ -116,6 +128,25 @@ def resample_polylines(lines: Sequence[np.ndarray],
     interpolated[at_p1] = p1[at_p1]
     samples[mid_slot[on_seg]] = interpolated
     return samples, offsets
+
+
+def _check_sample_count(length: np.ndarray, spacing: float) -> None:
+    """Raise SampleLimitError before allocating more samples than the limits allow."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        per_line = length / spacing
+    worst = int(np.argmax(np.where(np.isfinite(per_line), per_line, np.inf)))
+    if not (np.isfinite(per_line[worst]) and per_line[worst] <= MAX_SAMPLES_PER_LINE):
+        raise SampleLimitError(
+            f"a line is {length[worst]:.3g} units long: resampled every "
+            f"{spacing:g} it gives {per_line[worst]:.3g} points, over the limit of "
+            f"{MAX_SAMPLES_PER_LINE:.0e} a line; check its coordinates (unit, typing) or "
+            "raise the sample spacing")
+    total = float(per_line.sum()) + 2 * len(length)
+    if total > MAX_SAMPLES:
+        raise SampleLimitError(
+            f"the lines give {total:.3g} points resampled every {spacing:g}, over the "
+            f"limit of {MAX_SAMPLES:.0e}; score fewer frames at once or raise the sample "
+            "spacing")
 
 
 def _starts(counts: np.ndarray) -> np.ndarray:

@@ -18,8 +18,9 @@ from typing import Any
 from ...atomic import write_text_atomic
 from ...cli import EXIT_OK, EXIT_SOME_FAILED
 from ...errors import InputError
+from ...outputs import check_outputs, input_files
 from . import evaluate
-from .common import TASKS, ChartEvaluation
+from .common import TASKS, ChartEvaluation, all_predictions_unusable
 
 DESCRIPTION = """\
 ICDAR CHART-Infographics metrics. TASK: 1 chart class, 2 text detection and recognition,
@@ -90,11 +91,16 @@ def main(command: str = "chart", argv: Sequence[str] | None = None) -> int:
     """Entry point called by ``python -m core.metrics chart ...``."""
     args = build_parser(f"python -m core.metrics {command}").parse_args(
         list(sys.argv[1:] if argv is None else argv))
-    if args.json is not None and args.json.is_dir():
-        raise InputError(f"--json {args.json} is a folder; give a file name")
+    check_outputs({"json": args.json}, inputs=[
+        *input_files(args.gt_dir), *input_files(args.pred_dir), args.ambiguous,
+        args.class_mapping, args.ignore_roles])
     ev = evaluate(args.task, args.gt_dir, args.pred_dir, official=args.official,
                   images=args.images, ambiguous=args.ambiguous,
                   class_mapping=args.class_mapping, ignore_roles=args.ignore_roles)
+    if ev.problems and all_predictions_unusable(ev):
+        cid, message = next((c, m) for c, m in ev.problems if c in ev.per_chart)
+        raise InputError(f"none of the prediction files could be used ({cid}: {message}); "
+                         f"check that PRED_DIR holds task {args.task} predictions")
     print(format_report(ev, per_chart=not args.quiet))
     for note in ev.notes:
         print(f"note: {note}", file=sys.stderr)

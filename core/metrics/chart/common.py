@@ -81,16 +81,55 @@ def nothing_scored(ev: ChartEvaluation) -> InputError:
                       "a type this task scores")
 
 
+#: The start of every problem message about a prediction file that cannot be used.
+UNUSABLE_PREDICTION = "prediction unusable, scored as empty"
+
+
+class _NotFiniteError(ValueError):
+    pass
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _NotFiniteError(f"the number {text} is too large")
+    return value
+
+
+def _no_constant(name: str) -> float:
+    raise _NotFiniteError(f"{name} is not a JSON number")
+
+
 def read_json(path: Path) -> Any:
-    """Parse a JSON file; raise InputError with the file name when it is unreadable."""
+    """Parse a JSON file; raise InputError with the file name when it is unreadable.
+
+    Numbers must be finite: ``NaN``, ``Infinity`` (not JSON, though Python writes them) and
+    numbers too large for a float are refused, so no score is computed from them.
+    """
     try:
         with open(path, encoding="utf-8") as f:
-            return json.load(f)
+            return json.load(f, parse_float=_finite_float, parse_constant=_no_constant)
     except FileNotFoundError as exc:
         raise InputError(f"{path}: no such file; check the folder") from exc
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except _NotFiniteError as exc:
+        raise InputError(f"{path}: {exc}; give finite numbers") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         raise InputError(f"{path} is not a readable JSON file ({exc}); "
                          f"give a UTF-8 JSON annotation") from exc
+
+
+def unusable_prediction(ev: ChartEvaluation, cid: str, why: str) -> None:
+    """Report a prediction file that cannot be used (default mode): the chart scores as
+    with an empty prediction and the command exits with status 1 (2 when no prediction
+    file at all could be used)."""
+    ev.problems.append((cid, f"{UNUSABLE_PREDICTION} ({why})"))
+
+
+def all_predictions_unusable(ev: ChartEvaluation) -> bool:
+    """True when there were prediction files and none of them could be used."""
+    with_file = [c for c in ev.per_chart if c not in set(ev.charts_without_prediction)]
+    bad = {c for c, m in ev.problems if m.startswith(UNUSABLE_PREDICTION)}
+    return bool(with_file) and all(c in bad for c in with_file)
 
 
 def json_files(folder: Path, what: str) -> list[Path]:

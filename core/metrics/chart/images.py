@@ -29,4 +29,4 @@ def chart_size(folder: Path | None, stem: str, *, task: str,
     if path is None:
         raise InputError(f"{Path(folder) / stem}.png: no chart image (png or jpg); "
                          f"put the chart images in the --images folder")
-    return image_size(path)
+    return image_size(path, min_side=1)

@@ -23,6 +23,7 @@ from .common import (
     mode_name,
     nothing_scored,
     read_json,
+    unusable_prediction,
 )
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".gif", ".bmp", ".json")
@@ -136,8 +137,12 @@ def evaluate_task1(gt_dir: Path, pred_dir: Path, *, official: int | None = None,
         try:
             label = parse_prediction(doc, official)
         except (KeyError, TypeError, AttributeError, IndexError) as exc:
-            ev.notes.append(f"{chart_id(path)}: prediction skipped, no usable chart type "
-                            f"({describe_exception(exc)})")
+            if official is None:
+                unusable_prediction(ev, chart_id(path), f"no task1 chart type: "
+                                                        f"{describe_exception(exc)}")
+            else:
+                ev.notes.append(f"{chart_id(path)}: prediction skipped, no usable chart type "
+                                f"({describe_exception(exc)})")
             continue
         if key in ambiguous_ids and ("grouped" in label or "stacked" in label):
             label = _grouped(label)

@@ -36,6 +36,7 @@ from .common import (
     mode_name,
     nothing_scored,
     read_json,
+    unusable_prediction,
 )
 from .latex import normalize_text
 from .strings import levenshtein
@@ -216,11 +217,11 @@ def _score_file(gt_path: Path, pred_path: Path, official: int | None,
     except (InputError, KeyError, TypeError, AttributeError, ValueError, _BadBlocksError) as exc:
         if official == 2019:
             raise crash(2019, "2", cid, describe_exception(exc)) from exc
-        message = f"prediction unusable, scored 0 ({describe_exception(exc)})"
-        if official is None and isinstance(exc, InputError):
-            ev.problems.append((cid, message))
+        if official is None:
+            unusable_prediction(ev, cid, describe_exception(exc))
         else:
-            ev.notes.append(f"{cid}: {message}")
+            ev.notes.append(f"{cid}: prediction unusable, scored 0 "
+                            f"({describe_exception(exc)})")
         raise _SkipError from exc
     if official == 2019 and (not gt_quads or not pred_quads):
         raise crash(2019, "2", cid, "IndexError: too many indices for array, an empty "

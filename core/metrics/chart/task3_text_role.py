@@ -28,6 +28,7 @@ from .common import (
     mode_name,
     nothing_scored,
     read_json,
+    unusable_prediction,
 )
 
 SYNTHETIC_ROLES = ("chart_title", "axis_title", "tick_label", "legend_label")
@@ -116,9 +117,11 @@ def evaluate_task3(gt_dir: Path, pred_dir: Path, *, official: int | None = None,
                         raise KeyError(f"{key}__sep__{item[1]}")
                 last_role[item] = role
         except (KeyError, TypeError, AttributeError, IndexError) as exc:
-            ev.notes.append(f"{chart_id(path)}: entries from {describe_exception(exc)} on "
-                            f"are dropped" if official else
-                            f"{chart_id(path)}: prediction skipped ({describe_exception(exc)})")
+            if official:
+                ev.notes.append(f"{chart_id(path)}: entries from {describe_exception(exc)} "
+                                "on are dropped")
+            else:
+                unusable_prediction(ev, chart_id(path), describe_exception(exc))
     if official is None:
         for item, role in last_role.items():
             predicted.setdefault(role, set()).add(item)

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from ...atomic import write_text_atomic
 from ...cli import EXIT_OK, EXIT_SOME_FAILED
 from ...errors import InputError
+from ...outputs import check_outputs, input_files
 from .evaluate import METRICS, evaluate_paths
 from .report import format_table
 
@@ -46,6 +47,7 @@ def main(command: str, argv: Sequence[str]) -> int:
     metrics = list(dict.fromkeys(m.strip() for m in args.metrics.split(",") if m.strip()))
     if not metrics:
         raise InputError("--metrics is empty; give e.g. --metrics iou,deteval,tiou,cleval")
+    check_outputs({"json": args.json}, inputs=[*input_files(args.gt), *input_files(args.pred)])
     report = evaluate_paths(args.gt, args.pred, metrics, official=args.official)
     if args.json:
         write_text_atomic(args.json, json.dumps(report.as_dict(), indent=1,

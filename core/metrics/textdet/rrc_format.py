@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ...errors import InputError
+from ...limits import MAX_PIXEL_COORD, coordinate_problem
 
 if TYPE_CHECKING:
     from .geometry import ImageGeometry
@@ -116,13 +117,24 @@ def parse_line(line: str, *, need_text: bool) -> tuple[tuple[int, ...], str | No
     """Points and transcription of one line; ValueError if it is not an RRC quad line."""
     m = _WITH_TEXT.match(line)
     if m is not None:
-        return tuple(int(v) for v in m.groups()[:8]), unquote(m.group(9))
+        return _points(m.groups()[:8]), unquote(m.group(9))
     if not need_text:
         m = _WITHOUT_TEXT.match(line)
         if m is not None:
-            return tuple(int(v) for v in m.groups()), None
+            return _points(m.groups()), None
     expected = "x1,y1,x2,y2,x3,y3,x4,y4" + (",transcription" if need_text else "[,transcription]")
     raise ValueError(f"expected integer {expected}")
+
+
+def _points(groups: Sequence[str]) -> tuple[int, ...]:
+    """The 8 integer coordinates; ValueError past :data:`core.limits.MAX_PIXEL_COORD`."""
+    if any(len(g.strip().lstrip("-").lstrip("0")) > 12 for g in groups):  # huge digit runs
+        raise ValueError(f"coordinates must be within +-{MAX_PIXEL_COORD:g} px")
+    values = tuple(int(v) for v in groups)
+    problem = coordinate_problem(values, MAX_PIXEL_COORD, "px")
+    if problem:
+        raise ValueError(problem)
+    return values
 
 
 def decode(raw: bytes, name: str, *, strict_utf8: bool = True) -> str:
