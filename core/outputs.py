@@ -49,13 +49,13 @@ def writable_folder_problem(folder: Path) -> str | None:
     The nearest existing ancestor must be a folder the process may write in; the missing
     part is created later.
     """
-    folder = Path(os.path.abspath(folder))
+    folder = Path(folder)
     probe = folder
     while not probe.exists():
         if probe.is_symlink():
             return f"{probe} is a broken symbolic link"
         parent = probe.parent
-        if parent == probe:
+        if parent == probe:     # "." or "/" missing: the working folder is gone
             return f"{folder} cannot be created"
         probe = parent
     if not probe.is_dir():
@@ -102,7 +102,7 @@ def check_outputs(files: Outputs = (), *, folders: Outputs = (),
     Examples
     --------
     >>> check_outputs({"output": "sheet.jpg"}, inputs=["sheet.jpg"])  # doctest: +SKIP
-    InputError: --output sheet.jpg is the input sheet.jpg; writing it would destroy ...
+    InputError: --output sheet.jpg is an input; writing it would destroy it, so choose ...
     """
     protected = {}
     for p in inputs:
@@ -111,6 +111,15 @@ def check_outputs(files: Outputs = (), *, folders: Outputs = (),
         ident = _identity(Path(p))
         if ident is not None:
             protected.setdefault(ident, Path(p))
+    for name, path in _named(folders):
+        label = _label(name, path)
+        if path.exists() and not path.is_dir():
+            raise InputError(f"{label} is a file, not a folder; give an output folder",
+                             field=name, value=str(path))
+        problem = writable_folder_problem(path)
+        if problem:
+            raise InputError(f"cannot write in {label}: {problem}; choose another place",
+                             field=name, value=str(path))
     for name, path in _named(files):
         label = _label(name, path)
         if path.is_dir():
@@ -125,13 +134,4 @@ def check_outputs(files: Outputs = (), *, folders: Outputs = (),
         problem = writable_folder_problem(path.parent)
         if problem:
             raise InputError(f"cannot write {label}: {problem}; choose another place",
-                             field=name, value=str(path))
-    for name, path in _named(folders):
-        label = _label(name, path)
-        if path.exists() and not path.is_dir():
-            raise InputError(f"{label} is a file, not a folder; give an output folder",
-                             field=name, value=str(path))
-        problem = writable_folder_problem(path)
-        if problem:
-            raise InputError(f"cannot write in {label}: {problem}; choose another place",
                              field=name, value=str(path))

@@ -22,6 +22,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..formats.qgis_points import read_points_file
+from ..mapseg_names import sheet_id
 
 
 @dataclass
@@ -58,6 +59,9 @@ def find_points_file(target: str | os.PathLike, stem: str | None = None) -> Path
     candidates = []
     if stem:
         candidates += [p / f"{stem}.points", p / f"{stem}_georef" / f"{stem}.points"]
+        sheet = sheet_id(stem)       # a MapSeg sheet NNN-INPUT: also NNN.points (core.synth)
+        if sheet != stem:
+            candidates.append(p / f"{sheet}.points")
     for c in candidates:
         if c.is_file():
             return c

@@ -120,7 +120,7 @@ def _resolve_mask(mask, input_path: Path, size: tuple[int, int]) -> Path | None:
             return None
         mask = found
     p = check_readable_file(mask)
-    msize = image_size(p)
+    msize = image_size(p, min_side=1)   # compared with the image below
     if msize != size:
         raise InputError(f"mask {p} is {msize[0]} x {msize[1]} px but the image is "
                          f"{size[0]} x {size[1]} px; give the mask made for this image")

@@ -274,7 +274,7 @@ def test_bad_inputs_are_one_line_input_errors(tmp_path):
     _write_png(tmp_path / "mask.png", np.zeros((10, 10, 3), np.uint8))
     with pytest.raises(InputError, match="mask .* is 10 x 10 px but the image is 640 x 480"):
         georeference(path, "EPSG:2154", gcps_only=True, mask=tmp_path / "mask.png")
-    with pytest.raises(InputError, match="would overwrite an input"):
+    with pytest.raises(InputError, match="sheet.points is an input; writing it would destroy"):
         georeference(path, "EPSG:2154", gcps_only=True, outdir=tmp_path)
     with pytest.raises(InputError, match="no such file"):
         georeference(tmp_path / "missing.jpg", "EPSG:2154", gcps_only=True)

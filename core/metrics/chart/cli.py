@@ -20,7 +20,13 @@ from ...cli import EXIT_OK, EXIT_SOME_FAILED
 from ...errors import InputError
 from ...outputs import check_outputs, input_files
 from . import evaluate
-from .common import TASKS, ChartEvaluation, all_predictions_unusable
+from .common import (
+    TASKS,
+    ChartEvaluation,
+    all_predictions_unusable,
+    chart_id,
+    json_files,
+)
 
 DESCRIPTION = """\
 ICDAR CHART-Infographics metrics. TASK: 1 chart class, 2 text detection and recognition,
@@ -97,8 +103,9 @@ def main(command: str = "chart", argv: Sequence[str] | None = None) -> int:
     ev = evaluate(args.task, args.gt_dir, args.pred_dir, official=args.official,
                   images=args.images, ambiguous=args.ambiguous,
                   class_mapping=args.class_mapping, ignore_roles=args.ignore_roles)
-    if ev.problems and all_predictions_unusable(ev):
-        cid, message = next((c, m) for c, m in ev.problems if c in ev.per_chart)
+    predictions = [chart_id(p) for p in json_files(args.pred_dir, "prediction")]
+    if ev.problems and all_predictions_unusable(ev, predictions):
+        cid, message = next((c, m) for c, m in ev.problems if c in predictions)
         raise InputError(f"none of the prediction files could be used ({cid}: {message}); "
                          f"check that PRED_DIR holds task {args.task} predictions")
     print(format_report(ev, per_chart=not args.quiet))

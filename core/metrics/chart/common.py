@@ -125,11 +125,11 @@ def unusable_prediction(ev: ChartEvaluation, cid: str, why: str) -> None:
     ev.problems.append((cid, f"{UNUSABLE_PREDICTION} ({why})"))
 
 
-def all_predictions_unusable(ev: ChartEvaluation) -> bool:
-    """True when there were prediction files and none of them could be used."""
-    with_file = [c for c in ev.per_chart if c not in set(ev.charts_without_prediction)]
+def all_predictions_unusable(ev: ChartEvaluation, prediction_ids: list[str]) -> bool:
+    """True when there were prediction files (``prediction_ids``: their chart ids) and
+    none of them could be used."""
     bad = {c for c, m in ev.problems if m.startswith(UNUSABLE_PREDICTION)}
-    return bool(with_file) and all(c in bad for c in with_file)
+    return bool(prediction_ids) and all(c in bad for c in prediction_ids)
 
 
 def json_files(folder: Path, what: str) -> list[Path]:
