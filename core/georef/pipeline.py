@@ -351,6 +351,7 @@ def _report_dict(r: GeorefResult, inp: Path, size: tuple[int, int], mask_path: P
         "input": str(inp), "image_size": list(size),
         "mask": None if mask_path is None else str(mask_path),
         "gcp_file": None if gcp_path is None else str(gcp_path),
+        "detection_area": searched,
         "crs": {"output": crsmod.crs_label(out_crs), "grid": crsmod.crs_label(g_crs),
                 "output_wkt": crsmod.crs_wkt(out_crs), "unit": _unit(out_crs)},
         "spacing": spacing,
