@@ -19,9 +19,12 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from core.blocks.__main__ import main as blocks_main
 from core.cli import run_cli
+from core.errors import InputError
 from core.georef.__main__ import main as georef_main
 from core.graticule.__main__ import main as graticule_main
 from core.maparea.__main__ import main as maparea_main
@@ -263,3 +266,48 @@ def test_the_pixel_limit_is_raised_by_the_environment(base, tmp_path, monkeypatc
     monkeypatch.setenv("GRATICULE_MAX_PIXELS", "lots")
     assert run_cli(graticule_main, [str(base / "S.jpg"), "-o", str(tmp_path / "o.csv")]) == 2
     assert "GRATICULE_MAX_PIXELS='lots' is not a pixel count" in capsys.readouterr().err
+
+
+def test_an_interrupted_write_removes_its_temporary_files_and_new_folders(tmp_path):
+    from core.atomic import atomic_outputs
+
+    def write_then_stop(target: Path) -> None:
+        with atomic_outputs([target]) as (tmp,):
+            tmp.write_bytes(b"partial")
+            Path(f"{tmp}.aux.xml").write_text("GDAL's side file")
+            (tmp.parent / f".{tmp.stem}.colour.1.tif").write_bytes(b"a helper's temporary")
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        write_then_stop(tmp_path / "a" / "b" / "x.tif")
+    assert list(tmp_path.iterdir()) == []
+
+
+@settings(derandomize=True, deadline=None, max_examples=60, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(width=st.integers(0, 2**31 - 1), height=st.integers(0, 2**31 - 1),
+       kind=st.sampled_from(["png", "jpg"]))
+def test_image_header_check_never_lets_a_bomb_through(tmp_path, monkeypatch, width, height,
+                                                      kind):
+    """Any size in a header: refused unless within the limits (lowered to 512 x 512 here, so
+    that what passes is cheap to decode); what is decoded has the header's size."""
+    from core.imageio import MIN_SIDE, read_header, read_image
+
+    monkeypatch.setenv("GRATICULE_MAX_PIXELS", "512x512")
+    path = tmp_path / f"x.{kind}"
+    if kind == "png":
+        png_bomb(path, width, height)
+    else:
+        width, height = width % 65536, height % 65536
+        jpeg_bomb(path, width, height)
+    accepted = width * height <= 512 * 512 and min(width, height) >= MIN_SIDE
+    if not accepted:
+        with pytest.raises(InputError, match="over the limit|only .* px|not a readable"):
+            read_header(path)
+        return
+    assert read_header(path) == (width, height)
+    try:
+        img = read_image(path)        # the data is garbage: decoded or refused, no crash
+    except InputError:
+        return
+    assert img.shape[:2] == (height, width)

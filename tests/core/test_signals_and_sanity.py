@@ -143,7 +143,7 @@ def test_an_anchor_outside_the_grid_is_an_error(sheet, tmp_path):
     image, truth = sheet
     # two rows beyond the first one: no crossing there, snapping it would shift every label
     first = truth.map_xy[0]
-    below = int(np.flatnonzero(np.all(truth.map_xy == first + [0.0, -1000.0], axis=1))[0])
+    below = int(np.flatnonzero(np.all(truth.map_xy == first + np.array([0.0, -1000.0]), axis=1))[0])
     x, y = truth.pixel_xy[0] - 2 * (truth.pixel_xy[below] - truth.pixel_xy[0])
     with pytest.raises(InputError, match="outside the grid lines found on the sheet"):
         georeference(image, "paris-atlas", anchors=[f"{x:.1f},{y:.1f}=0,5000"], gcps=False,
