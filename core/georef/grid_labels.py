@@ -151,6 +151,7 @@ def check_anchor_distances(result: GraticuleResult, pixel_xy: np.ndarray,
     node = np.round(frac).astype(np.int64)
     lines = [result.columns.indices or tuple(result.index[:, 0]),
              result.rows.indices or tuple(result.index[:, 1])]
+    problem, k = None, 0
     if all(len(v) for v in lines):
         # one line beyond those found is allowed: an outer line the detection missed
         lo = np.array([min(v) for v in lines]) - 1
@@ -158,22 +159,21 @@ def check_anchor_distances(result: GraticuleResult, pixel_xy: np.ndarray,
         outside = np.flatnonzero(np.any((node < lo) | (node > hi), axis=1))
         if len(outside):
             k = int(outside[0])
-            raise InputError(
-                f"{anchors[k].source} is at grid node (column {node[k, 0]}, row {node[k, 1]}),"
-                f" more than one line outside the grid lines found on the sheet (columns "
-                f"{lo[0] + 1} to {hi[0] - 1}, rows {lo[1] + 1} to {hi[1] - 1}): no grid crossing "
-                "was seen there; click on a crossing of two grid lines", field="anchor",
-                value=anchors[k].pixel_xy)
+            problem = (f"is at grid node (column {node[k, 0]}, row {node[k, 1]}), more than one "
+                       f"line outside the grid lines found on the sheet (columns {lo[0] + 1} to "
+                       f"{hi[0] - 1}, rows {lo[1] + 1} to {hi[1] - 1}): no grid crossing was "
+                       "seen there")
     far = np.flatnonzero(dist_cells > MAX_ANCHOR_OFFSET)
-    if len(far):
+    if problem is None and len(far):
         k = int(far[0])
         more = f" (and {len(far) - 1} more)" if len(far) > 1 else ""
-        raise InputError(
-            f"{anchors[k].source} is {dist_px[k]:.0f} px ({dist_cells[k]:.0%} of a grid cell) "
-            f"from the nearest grid node{more}; an anchor must be within "
-            f"{MAX_ANCHOR_OFFSET:.0%} of a cell ({MAX_ANCHOR_OFFSET * cell.mean():.0f} px) of "
-            "a crossing of two grid lines: click on the crossing", field="anchor",
-            value=anchors[k].pixel_xy)
+        problem = (f"is {dist_px[k]:.0f} px ({dist_cells[k]:.0%} of a grid cell) from the "
+                   f"nearest grid node{more}; an anchor must be within "
+                   f"{MAX_ANCHOR_OFFSET:.0%} of a cell ({MAX_ANCHOR_OFFSET * cell.mean():.0f} "
+                   "px) of a crossing of two grid lines")
+    if problem is not None:
+        raise InputError(f"{anchors[k].source} {problem}; click on a crossing of two grid "
+                         "lines", field="anchor", value=anchors[k].pixel_xy)
 
 
 def _north_name(p: np.ndarray) -> str:
