@@ -16,6 +16,7 @@ permutation matrix:
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -139,10 +140,14 @@ def snap_to_grid(result: GraticuleResult, pixel_xy: np.ndarray) -> np.ndarray:
 
 
 def check_anchor_distances(result: GraticuleResult, pixel_xy: np.ndarray,
-                           anchors: list[Anchor]) -> None:
-    """InputError when an anchor lies farther than :data:`MAX_ANCHOR_OFFSET` of a grid cell
-    from the grid node it would snap to: it names no node, and snapping it would label the
-    sheet from a guess. ``pixel_xy`` in the detection convention."""
+                           anchors: list[Anchor],
+                           in_map: Callable[[np.ndarray], np.ndarray] | None = None) -> None:
+    """InputError when an anchor names no grid crossing of the sheet, so that snapping it
+    would label the sheet from a guess: farther than :data:`MAX_ANCHOR_OFFSET` of a grid
+    cell from its node, or on a node beyond the grid lines found. A node one line beyond
+    them is accepted (an outer line the detection missed) when ``in_map`` (``(K, 2)``
+    positions -> ``(K,)`` bool, or None: no map area known) says the anchor lies in the
+    map area. ``pixel_xy`` in the detection convention."""
     frac = fractional_index(result, pixel_xy)
     cell = np.array([result.columns.spacing_px, result.rows.spacing_px])
     off = (frac - np.round(frac)) * cell                       # pixels, across each family
@@ -156,13 +161,17 @@ def check_anchor_distances(result: GraticuleResult, pixel_xy: np.ndarray,
         # one line beyond those found is allowed: an outer line the detection missed
         lo = np.array([min(v) for v in lines]) - 1
         hi = np.array([max(v) for v in lines]) + 1
-        outside = np.flatnonzero(np.any((node < lo) | (node > hi), axis=1))
+        beyond = np.any((node < lo) | (node > hi), axis=1)
+        outer = np.any((node == lo) | (node == hi), axis=1) & ~beyond
+        if in_map is not None and outer.any():
+            beyond[outer] = ~np.asarray(in_map(pixel_xy[outer]), dtype=bool)
+        outside = np.flatnonzero(beyond)
         if len(outside):
             k = int(outside[0])
-            problem = (f"is at grid node (column {node[k, 0]}, row {node[k, 1]}), more than one "
-                       f"line outside the grid lines found on the sheet (columns {lo[0] + 1} to "
-                       f"{hi[0] - 1}, rows {lo[1] + 1} to {hi[1] - 1}): no grid crossing was "
-                       "seen there")
+            problem = (f"is at grid node (column {node[k, 0]}, row {node[k, 1]}), beyond the "
+                       f"grid lines found on the sheet (columns {lo[0] + 1} to {hi[0] - 1}, "
+                       f"rows {lo[1] + 1} to {hi[1] - 1}){' outside the map area' if outer[k] else ''}"
+                       ": no grid crossing was seen there")
     far = np.flatnonzero(dist_cells > MAX_ANCHOR_OFFSET)
     if problem is None and len(far):
         k = int(far[0])
@@ -270,18 +279,20 @@ def graticule_from_points(points: np.ndarray, index: np.ndarray, image_size: tup
     return GraticuleResult(pts, idx, conf, columns, rows, tuple(image_size))
 
 
-def label_intersections(result: GraticuleResult, anchors: list[Anchor],
-                        spacing: float) -> tuple[np.ndarray, Labelling]:
+def label_intersections(result: GraticuleResult, anchors: list[Anchor], spacing: float,
+                        in_map: Callable[[np.ndarray], np.ndarray] | None = None
+                        ) -> tuple[np.ndarray, Labelling]:
     """Grid coordinates ``(N, 2)`` of every detected intersection, and the labelling used.
 
     Each anchor (pixel position in the GCP convention, see :data:`CENTRE_TO_CORNER`) is
-    snapped to the grid node nearest it.
+    snapped to the grid node nearest it; one that names no crossing of the sheet is an
+    InputError (see :func:`check_anchor_distances`, which ``in_map`` is passed to).
     """
     if not anchors:
         raise InputError("no anchor: say which intersection is which with --anchor X,Y=E,N "
                          "(pixel x,y = grid easting,northing) or --gcps FILE.points")
     pix = np.array([a.pixel_xy for a in anchors], dtype=np.float64) - CENTRE_TO_CORNER
     idx = snap_to_grid(result, pix)
-    check_anchor_distances(result, pix, anchors)
+    check_anchor_distances(result, pix, anchors, in_map)
     labelling = solve_labelling(idx, np.array([a.grid_xy for a in anchors]), spacing, anchors)
     return labelling.grid_coordinates(result.index), labelling

@@ -197,9 +197,38 @@ def _labelled_detections(inp: Path, area: str | None, anchors: list[Anchor],
     if len(graticule) == 0:
         raise NoGraticuleError(f"{inp}: no graticule intersection was found; give the "
                                "GCPs with --gcps FILE.points --gcps-only")
-    grid, labelling = label_intersections(graticule, anchors, spacing)
+    grid, labelling = label_intersections(graticule, anchors, spacing, _map_area_test(inp, area))
     pixel = graticule.points + CENTRE_TO_CORNER  # detection -> GDAL/QGIS convention
     return pixel, grid, _cell_size_px(pixel, grid, spacing, graticule), labelling
+
+
+def _map_area_test(inp: Path, area: str | None):
+    """``(K, 2)`` pixel positions (detection convention) -> ``(K,)`` bool: inside the map
+    area detection searched (read or computed only when called); None when the whole image
+    was searched or the intersections were given."""
+    if area is None or area == "given":
+        return None
+
+    def in_map(pixel_xy: np.ndarray) -> np.ndarray:
+        from ..graticule.sheet import COMPUTE
+        from ..imageio import read_mask
+
+        if area == COMPUTE:
+            from ..maparea import map_area_mask
+
+            mask = map_area_mask(inp)
+            if not mask.any():                 # no map found: the whole image was searched
+                return np.ones(len(pixel_xy), dtype=bool)
+        else:
+            mask = read_mask(area)
+        h, w = mask.shape
+        ij = np.round(np.asarray(pixel_xy, dtype=np.float64)).astype(np.int64)
+        ok = (ij[:, 0] >= 0) & (ij[:, 0] < w) & (ij[:, 1] >= 0) & (ij[:, 1] < h)
+        out = np.zeros(len(ij), dtype=bool)
+        out[ok] = mask[ij[ok, 1], ij[ok, 0]]
+        return out
+
+    return in_map
 
 
 def _fit_warnings(fitted: FittedTransform, inliers: np.ndarray, threshold: float) -> list[str]:

@@ -145,9 +145,40 @@ def test_an_anchor_outside_the_grid_is_an_error(sheet, tmp_path):
     first = truth.map_xy[0]
     below = int(np.flatnonzero(np.all(truth.map_xy == first + np.array([0.0, -1000.0]), axis=1))[0])
     x, y = truth.pixel_xy[0] - 2 * (truth.pixel_xy[below] - truth.pixel_xy[0])
-    with pytest.raises(InputError, match="outside the grid lines found on the sheet"):
+    with pytest.raises(InputError, match="beyond the grid lines found on the sheet"):
         georeference(image, "paris-atlas", anchors=[f"{x:.1f},{y:.1f}=0,5000"], gcps=False,
                      outdir=tmp_path / "o")
+
+
+def test_an_anchor_in_the_margin_is_an_error(sheet, tmp_path):
+    from core.georef import georeference
+
+    image, _ = sheet
+    # the case: pixel 100,100 is a node-free corner, in the margin one row above the
+    # grid; it used to be snapped to a node nobody can see and "succeed" a row off
+    with pytest.raises(InputError, match=r"\(column 0, row -1\), beyond .* outside the map "
+                                         "area: no grid crossing was seen there"):
+        georeference(image, "paris-atlas", anchors=["100,100=0,3000"], gcps=False,
+                     outdir=tmp_path / "o")
+
+
+def test_anchors_on_true_nodes_are_accepted_even_on_a_missed_outer_line(tmp_path):
+    from core.georef import fit_transform, georeference
+    from core.synth import generate_sheet, write_sheet
+
+    # on this sheet the detection misses the outermost grid row; the anchor on it is in
+    # the map area, so it stands, and the fit is right
+    paths = write_sheet(generate_sheet(9, 1600, spacing_px=420.0, difficulty=0.3), tmp_path,
+                        "009")
+    paths["mask"].unlink()
+    truth = read_points_file(paths["points"])
+    paths["points"].unlink()
+    res = georeference(paths["image"], "paris-atlas", anchors=[_anchor(truth, 0),
+                                                               _anchor(truth, len(truth) - 1)],
+                       gcps=False, outdir=tmp_path / "o")
+    best = fit_transform(truth.pixel_xy, truth.map_xy, "affine")
+    corners = np.array([[0.0, 0.0], [1600, 0], [0, 1600], [1600, 1600]])
+    assert np.abs(res.transform.forward(corners) - best.forward(corners)).max() < 5.0
 
 
 @pytest.mark.parametrize(("kind", "n"), [("helmert", 2), ("affine", 3)])
