@@ -168,10 +168,11 @@ def check_anchor_distances(result: GraticuleResult, pixel_xy: np.ndarray,
         outside = np.flatnonzero(beyond)
         if len(outside):
             k = int(outside[0])
+            where = " outside the map area" if outer[k] else ""
             problem = (f"is at grid node (column {node[k, 0]}, row {node[k, 1]}), beyond the "
                        f"grid lines found on the sheet (columns {lo[0] + 1} to {hi[0] - 1}, "
-                       f"rows {lo[1] + 1} to {hi[1] - 1}){' outside the map area' if outer[k] else ''}"
-                       ": no grid crossing was seen there")
+                       f"rows {lo[1] + 1} to {hi[1] - 1}){where}: no grid crossing was seen "
+                       "there")
     far = np.flatnonzero(dist_cells > MAX_ANCHOR_OFFSET)
     if problem is None and len(far):
         k = int(far[0])
