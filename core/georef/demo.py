@@ -15,7 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..cli import run_cli
+from ..cli import number, run_cli
+from ..outputs import check_outputs
 from .crs import parse_crs, transform_points
 from .grid_labels import CENTRE_TO_CORNER
 from .pipeline import GeorefResult, georeference
@@ -70,11 +71,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m core.georef.demo", description=__doc__)
     ap.add_argument("outdir", nargs="?", default="demo-output",
                     help="where the sheet and the results go (default demo-output)")
-    ap.add_argument("--seed", type=int, default=DEMO_SEED)
-    ap.add_argument("--size", type=int, default=DEMO_SIZE, help="sheet size, pixels")
-    ap.add_argument("--spacing-px", type=float, default=DEMO_SPACING_PX,
-                    help="grid spacing on the sheet, pixels")
+    ap.add_argument("--seed", type=number("seed", minimum=0, maximum=2**32 - 1, integer=True),
+                    default=DEMO_SEED)
+    ap.add_argument("--size", type=number("size", minimum=256, maximum=40000, integer=True),
+                    default=DEMO_SIZE, help="sheet size, pixels")
+    ap.add_argument("--spacing-px", type=number("spacing-px", minimum=20, maximum=100000,
+                                                unit="px"),
+                    default=DEMO_SPACING_PX, help="grid spacing on the sheet, pixels")
     args = ap.parse_args(argv)
+    check_outputs(folders=[args.outdir])
     d = run_demo(args.outdir, seed=args.seed, size=args.size, spacing_px=args.spacing_px)
     r = d.result
     print(f"sheet: {r.report['input']} ({args.size} x {args.size} px, core.synth seed "

@@ -19,10 +19,11 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from ..atomic import atomic_output
-from ..cli import run_cli
+from ..cli import number, run_cli
 from ..errors import InputError
 from ..formats.mapseg_csv import read_points_csv
 from ..imageio import read_image
+from ..outputs import check_outputs
 from .sheet import generate_sheet
 from .text import find_font
 
@@ -128,8 +129,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="real crop folder (INPUT.jpg, GRATICULE-GT.csv)")
     ap.add_argument("--no-real", action="store_true", help="show generated sheets only")
     ap.add_argument("--out", type=Path, default=Path("docs/images"), help="output folder")
-    ap.add_argument("--seed", type=int, default=1925, help="sheet seed")
+    ap.add_argument("--seed", type=number("seed", minimum=0, maximum=2**32 - 1, integer=True),
+                    default=1925, help="sheet seed")
     args = ap.parse_args(argv)
+    check_outputs(folders={"out": args.out})
     real = None if args.no_real else args.real
     if real is not None and not (real / "INPUT.jpg").is_file():
         raise InputError(f"{real} holds no INPUT.jpg; give --real DIR or --no-real")
