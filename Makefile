@@ -9,10 +9,14 @@ STAMP := $(VENV)/.installed
 export QT_QPA_PLATFORM ?= offscreen
 
 # Debian 12 packages: QGIS and GDAL bindings (one GDAL per process: never a PyPI GDAL),
-# and the scientific stack compiled against Debian's numpy.
+# and the scientific stack compiled against Debian's numpy. `qgis` brings qgis_process (the
+# tests run the plugin in QGIS's own runtime); python3-opencv, -skimage and -tqdm are the
+# plugin's Debian route (QGIS's system Python; inside .venv the pinned wheels take
+# precedence); xvfb and xauth give a virtual display for screenshots of a real QGIS window.
 APT_PACKAGES := python3-qgis qgis-providers python3-gdal gdal-bin python3-venv python3-pip \
 	python3-numpy python3-scipy python3-matplotlib python3-pyproj python3-pil \
-	pyqt5-dev-tools qttools5-dev-tools fonts-dejavu-core fonts-liberation2 zip
+	pyqt5-dev-tools qttools5-dev-tools fonts-dejavu-core fonts-liberation2 zip \
+	qgis python3-opencv python3-skimage python3-tqdm xvfb xauth
 
 BENCHES := metrics textdet chamfer-ap chart synth graticule georef georef-accuracy maparea blocks
 
