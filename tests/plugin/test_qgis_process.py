@@ -11,6 +11,8 @@ costs a few seconds of QGIS start-up.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +21,7 @@ import numpy as np
 import pytest
 from osgeo import gdal, ogr, osr
 from plugin_test_helpers import REPO, load_tool, read_anchor
-from qgis_process_helpers import PROVIDER, QGIS_PROCESS, QgisProcess
+from qgis_process_helpers import PROVIDER, QGIS_PROCESS, QgisProcess, check_completed
 
 from core.metrics.__main__ import main as metrics_cli
 
@@ -254,3 +256,18 @@ def test_evaluatet3_scores_the_detection_like_the_core_cli(runs, qp_sheet):
     assert 0.9 < results["PDS"] <= 1
     assert_scores_match_core(results, "T3", qp_sheet.gt_csv, qp_sheet.out / "intersections.csv",
                              qp_sheet.out / "t3-core", {"PDS": "global_mean_score"})
+
+
+def test_a_crash_fails_the_test_with_the_end_of_stderr():
+    crash = "import os, signal, sys; print('last words', file=sys.stderr, flush=True); " \
+            "os.kill(os.getpid(), signal.SIGSEGV)"
+    run = subprocess.run([sys.executable, "-c", crash], capture_output=True, text=True,
+                         check=False)
+    with pytest.raises(pytest.fail.Exception, match=r"(?s)crashed with exit code -11.*last words"):
+        check_completed(run, "python")
+    run.returncode = 139  # what a shell reports for the same crash
+    with pytest.raises(pytest.fail.Exception, match="crashed with exit code 139"):
+        check_completed(run, "python")
+    run.returncode = 1
+    with pytest.raises(pytest.fail.Exception, match="failed with exit code 1"):
+        check_completed(run, "python")
