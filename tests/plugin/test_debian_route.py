@@ -21,8 +21,9 @@ import importlib, json, sys
 modules = sys.argv[1].split(",")
 for name in modules:
     importlib.import_module(name)
-packages = {name: getattr(sys.modules[name], "__file__", "") for name in sys.argv[2].split(",")}
-print(json.dumps({"shapely": "shapely" in sys.modules, "packages": packages,
+shapely = "shapely" in sys.modules
+packages = {name: importlib.import_module(name).__file__ for name in sys.argv[2].split(",")}
+print(json.dumps({"shapely": shapely, "packages": packages,
                   "numpy": sys.modules["numpy"].__version__}))
 """
 
