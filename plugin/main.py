@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from qgis.core import Qgis, QgsApplication, QgsRasterLayer
+from qgis.gui import QgsMessageBar
 from qgis.PyQt.QtGui import QIcon
-from qgis.PyQt.QtWidgets import QAction
+from qgis.PyQt.QtWidgets import QAction, QPushButton
 
 from . import deps
 from .i18n import install_translator, remove_translator, tr
@@ -63,9 +64,7 @@ class GraticuleGeoreferencerPlugin:
         self.initProcessing()
         missing = deps.missing_packages()
         if missing:
-            self.iface.messageBar().pushMessage(tr("Graticule Georeferencer"),
-                                                deps.missing_message(missing),
-                                                level=Qgis.MessageLevel.Warning, duration=0)
+            self._report_missing(missing, Qgis.MessageLevel.Warning)
 
     def unload(self) -> None:
         """Called by QGIS when the plugin is disabled or reloaded."""
@@ -106,10 +105,33 @@ class GraticuleGeoreferencerPlugin:
     def _packages_ok(self) -> bool:
         missing = deps.missing_packages()
         if missing:
-            self.iface.messageBar().pushMessage(tr("Graticule Georeferencer"),
-                                                deps.missing_message(missing),
-                                                level=Qgis.MessageLevel.Critical, duration=0)
+            self._report_missing(missing, Qgis.MessageLevel.Critical)
         return not missing
+
+    def _report_missing(self, missing: list[str], level) -> None:
+        """A short message-bar item naming ``missing``, with a "How to install" button."""
+        item = QgsMessageBar.createMessage(tr("Graticule Georeferencer"),
+                                           deps.bar_message(missing))
+        button = QPushButton(tr("How to install…"), item)
+        button.setObjectName("GraticuleGeoreferencerHowToInstall")
+        button.clicked.connect(lambda: self.show_install_dialog(missing))
+        item.layout().addWidget(button)
+        self.iface.messageBar().pushWidget(item, level, 0)
+
+    def show_install_dialog(self, missing: list[str] | None = None):
+        """The dialog with the full install instructions for this platform and a Copy
+        button (created once, then reused)."""
+        from .deps_dialog import InstallDialog
+
+        dialog = self.dialogs.get("install")
+        if dialog is None:
+            missing = missing if missing is not None else deps.missing_packages()
+            dialog = self.dialogs["install"] = InstallDialog(missing,
+                                                             parent=self.iface.mainWindow())
+        dialog.show()
+        dialog.raise_()
+        dialog.activateWindow()
+        return dialog
 
     def _dialog(self, name: str, factory):
         dialog = self.dialogs.get(name)
