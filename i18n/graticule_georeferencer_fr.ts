@@ -4,7 +4,7 @@
 <context>
     <name>@default</name>
     <message>
-        <location filename="../plugin/deps.py" line="38"/>
+        <location filename="../plugin/deps.py" line="39"/>
         <source>Missing Python packages: {0}. Install them with: {1} (then restart QGIS).</source>
         <translation>Paquets Python manquants : {0}. Installez-les avec : {1} (puis redémarrez QGIS).</translation>
     </message>
@@ -89,7 +89,7 @@
         <translation>Planche numérisée</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="148"/>
+        <location filename="../plugin/dialogs/task_dialog.py" line="41"/>
         <source>Sheet</source>
         <translation>Planche</translation>
     </message>
@@ -99,7 +99,7 @@
         <translation>Masques PNG (*.png);;Tous les fichiers (*)</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="152"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="145"/>
         <source>automatic: NNN-INPUT-MASK.png beside the sheet, if any</source>
         <translation>automatique : NNN-INPUT-MASK.png à côté de la planche, s'il existe</translation>
     </message>
@@ -109,7 +109,7 @@
         <translation>Masque de l'emprise</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="158"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="149"/>
         <source>Graticule</source>
         <translation>Carroyage</translation>
     </message>
@@ -119,52 +119,52 @@
         <translation>SCR du carroyage</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="169"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="160"/>
         <source>Distance between two grid lines, in the units of the grid CRS (1000 m on the Paris atlas)</source>
         <translation>Distance entre deux lignes du carroyage, dans l'unité du SCR du carroyage (1000 m sur l'atlas de Paris)</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="171"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="162"/>
         <source>Grid spacing</source>
         <translation>Pas du carroyage</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="175"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="166"/>
         <source>Anchor: which intersection is which</source>
         <translation>Repère : quelle intersection est laquelle</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="177"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="168"/>
         <source>Pixel X</source>
         <translation>Pixel X</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="177"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="168"/>
         <source>Pixel Y</source>
         <translation>Pixel Y</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="177"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="168"/>
         <source>Easting</source>
         <translation>Est (E)</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="177"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="168"/>
         <source>Northing</source>
         <translation>Nord (N)</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="181"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="172"/>
         <source>Anchor</source>
         <translation>Repère</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="181"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="172"/>
         <source>Second anchor (rotated sheets)</source>
         <translation>Second repère (planches tournées)</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="188"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="179"/>
         <source>Type the pixel position of an intersection and its grid coordinates, or detect the intersections and pick one on the map.</source>
         <translation>Saisissez la position en pixels d'une intersection et ses coordonnées dans le carroyage, ou détectez les intersections et choisissez-en une sur la carte.</translation>
     </message>
@@ -174,17 +174,17 @@
         <translation>Fichiers de points de contrôle QGIS (*.points);;Tous les fichiers (*)</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="195"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="184"/>
         <source>automatic: &lt;sheet&gt;.points beside the sheet, if any</source>
         <translation>automatique : &lt;planche&gt;.points à côté de la planche, s'il existe</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="197"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="186"/>
         <source>Known points (.points)</source>
         <translation>Points connus (.points)</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="202"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="191"/>
         <source>Result</source>
         <translation>Résultat</translation>
     </message>
@@ -199,7 +199,7 @@
         <translation>Transformation</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="216"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="203"/>
         <source>automatic: &lt;sheet&gt;_georef beside the sheet</source>
         <translation>automatique : &lt;planche&gt;_georef à côté de la planche</translation>
     </message>
@@ -209,37 +209,37 @@
         <translation>Dossier de sortie</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="226"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="213"/>
         <source>Detect intersections</source>
         <translation>Détecter les intersections</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="227"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="214"/>
         <source>Find the intersections first, to pick an anchor on the map</source>
         <translation>Trouver d'abord les intersections, pour choisir un repère sur la carte</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="229"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="216"/>
         <source>Georeference</source>
         <translation>Géoréférencer</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="231"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="218"/>
         <source>Close</source>
         <translation>Fermer</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="258"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="245"/>
         <source>Choose the grid CRS (the coordinates printed on the sheet).</source>
         <translation>Choisissez le SCR du carroyage (celui des coordonnées imprimées sur la planche).</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="260"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="247"/>
         <source>Choose the target CRS of the georeferenced sheet.</source>
         <translation>Choisissez le SCR cible de la planche géoréférencée.</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="269"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="256"/>
         <source>Say which intersection is which: type or pick an intersection and its grid coordinates, or give a .points file of known points.</source>
         <translation>Indiquez quelle intersection est laquelle : saisissez ou choisissez une intersection et ses coordonnées dans le carroyage, ou donnez un fichier .points de points connus.</translation>
     </message>
@@ -249,32 +249,32 @@
         <translation>Graticule Georeferencer</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/task_dialog.py" line="45"/>
+        <location filename="../plugin/dialogs/task_dialog.py" line="57"/>
         <source>A job is already running; wait for it or cancel it.</source>
         <translation>Un traitement est déjà en cours ; attendez sa fin ou annulez-le.</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="297"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="284"/>
         <source>Detecting the graticule of {0}</source>
         <translation>Détection du carroyage de {0}</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="310"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="297"/>
         <source>Georeferencing {0}</source>
         <translation>Géoréférencement de {0}</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/task_dialog.py" line="75"/>
+        <location filename="../plugin/dialogs/task_dialog.py" line="87"/>
         <source>{0} cancelled; nothing was written.</source>
         <translation>{0} annulé ; aucun fichier n'a été écrit.</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/task_dialog.py" line="79"/>
+        <location filename="../plugin/dialogs/task_dialog.py" line="91"/>
         <source>{0} failed.</source>
         <translation>{0} : échec.</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="316"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="303"/>
         <source>Detection</source>
         <translation>Détection</translation>
     </message>
@@ -284,42 +284,42 @@
         <translation>Géoréférencement</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="384"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="371"/>
         <source>QGIS cannot open {0}.</source>
         <translation>QGIS ne peut pas ouvrir {0}.</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="407"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="394"/>
         <source>Detect the intersections first.</source>
         <translation>Détectez d'abord les intersections.</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="416"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="403"/>
         <source>Click an intersection (red cross) on the map.</source>
         <translation>Cliquez sur une intersection (croix rouge) dans la carte.</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="432"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="419"/>
         <source>No detected intersection near the click; click closer to a red cross.</source>
         <translation>Aucune intersection détectée près du clic ; cliquez plus près d'une croix rouge.</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/widgets.py" line="39"/>
+        <location filename="../plugin/dialogs/widgets.py" line="51"/>
         <source>Choose an image file</source>
         <translation>Choisir un fichier image</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/widgets.py" line="89"/>
+        <location filename="../plugin/dialogs/widgets.py" line="101"/>
         <source>Choose the scanned sheet: a raster layer or an image file.</source>
         <translation>Choisissez la planche numérisée : une couche raster ou un fichier image.</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/widgets.py" line="92"/>
+        <location filename="../plugin/dialogs/widgets.py" line="104"/>
         <source>The file {0} does not exist; choose the sheet again.</source>
         <translation>Le fichier {0} n'existe pas ; choisissez à nouveau la planche.</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/widgets.py" line="115"/>
+        <location filename="../plugin/dialogs/widgets.py" line="127"/>
         <source>Cancel</source>
         <translation>Annuler</translation>
     </message>
@@ -692,17 +692,17 @@ Le dossier de sortie reçoit &lt;planche&gt;.tif (la planche géoréférencée),
         <translation>Erreur inattendue : {0}. Les détails sont dans le panneau Journal des messages (onglet Graticule Georeferencer).</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="320"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="307"/>
         <source>{0} intersections found, {1} px apart. Pick one on the map to anchor the grid.</source>
         <translation>{0} intersections trouvées, espacées de {1} px. Choisissez-en une sur la carte pour caler le carroyage.</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="355"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="342"/>
         <source>{0} georeferenced: RMSE {1} {2} ({3} px) over {4} of {5} intersections. Files in {6}</source>
         <translation>{0} géoréférencée : erreur quadratique moyenne {1} {2} ({3} px) sur {4} intersections retenues parmi {5}. Fichiers dans {6}</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="438"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="425"/>
         <source>Intersection column {0}, row {1} at pixel ({2}; {3}): now type its easting and northing.</source>
         <translation>Intersection colonne {0}, ligne {1}, au pixel ({2} ; {3}) : saisissez maintenant ses coordonnées est et nord.</translation>
     </message>
@@ -730,12 +730,12 @@ Masque de l'emprise : un PNG (255 = carte) de la taille de la planche ; s'il est
         <translation>Vectoriser les îlots</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/blocks_dialog.py" line="53"/>
+        <location filename="../plugin/dialogs/blocks_dialog.py" line="44"/>
         <source>automatic: NNN-INPUT-MASK.png beside the sheet, else found on the sheet</source>
         <translation>automatique : NNN-INPUT-MASK.png à côté de la planche, sinon trouvé sur la planche</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/building_blocks.py" line="72"/>
+        <location filename="../plugin/processing_provider/building_blocks.py" line="77"/>
         <source>Building blocks</source>
         <translation>Îlots</translation>
     </message>
@@ -750,57 +750,57 @@ Masque de l'emprise : un PNG (255 = carte) de la taille de la planche ; s'il est
         <translation>Polygones</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/blocks_dialog.py" line="64"/>
+        <location filename="../plugin/dialogs/blocks_dialog.py" line="51"/>
         <source>automatic: the sheet&apos;s own, or &lt;sheet&gt;_georef beside it; else pixels</source>
         <translation>automatique : celui de la planche, ou &lt;planche&gt;_georef à côté ; sinon en pixels</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/blocks_dialog.py" line="66"/>
+        <location filename="../plugin/dialogs/blocks_dialog.py" line="54"/>
         <source>Georeferencing (.points)</source>
         <translation>Géoréférencement (.points)</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/building_blocks.py" line="67"/>
+        <location filename="../plugin/processing_provider/building_blocks.py" line="72"/>
         <source>GeoPackage (*.gpkg)</source>
         <translation>GeoPackage (*.gpkg)</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/blocks_dialog.py" line="71"/>
+        <location filename="../plugin/dialogs/blocks_dialog.py" line="56"/>
         <source>automatic: &lt;sheet&gt;_blocks.gpkg beside the sheet</source>
         <translation>automatique : &lt;planche&gt;_blocks.gpkg à côté de la planche</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/blocks_dialog.py" line="73"/>
+        <location filename="../plugin/dialogs/blocks_dialog.py" line="58"/>
         <source>Output GeoPackage</source>
         <translation>GeoPackage de sortie</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/blocks_dialog.py" line="79"/>
+        <location filename="../plugin/dialogs/blocks_dialog.py" line="64"/>
         <source>Vectorize</source>
         <translation>Vectoriser</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/blocks_dialog.py" line="116"/>
+        <location filename="../plugin/dialogs/blocks_dialog.py" line="101"/>
         <source>Vectorizing the blocks of {0}</source>
         <translation>Vectorisation des îlots de {0}</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/building_blocks.py" line="96"/>
+        <location filename="../plugin/processing_provider/building_blocks.py" line="101"/>
         <source>{0} blocks</source>
         <translation>{0} îlots</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/blocks_dialog.py" line="132"/>
+        <location filename="../plugin/dialogs/blocks_dialog.py" line="117"/>
         <source>{0} closed shapes</source>
         <translation>{0} formes fermées</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/blocks_dialog.py" line="135"/>
+        <location filename="../plugin/dialogs/blocks_dialog.py" line="120"/>
         <source>{0}: {1}, {2}. Saved in {3}</source>
         <translation>{0} : {1}, {2}. Enregistrés dans {3}</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/building_blocks.py" line="97"/>
+        <location filename="../plugin/processing_provider/building_blocks.py" line="102"/>
         <source>{0} shapes</source>
         <translation>{0} formes</translation>
     </message>
@@ -833,12 +833,12 @@ Le PNG facultatif est la sortie de la tâche 1 de MapSeg : 255 sur les îlots, u
         <translation>Tolérance de simplification (pixels)</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/building_blocks.py" line="67"/>
+        <location filename="../plugin/processing_provider/building_blocks.py" line="72"/>
         <source>GeoPackage</source>
         <translation>GeoPackage</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/building_blocks.py" line="69"/>
+        <location filename="../plugin/processing_provider/building_blocks.py" line="74"/>
         <source>Blocks as a MapSeg PNG</source>
         <translation>Îlots en PNG MapSeg</translation>
     </message>
@@ -848,22 +848,22 @@ Le PNG facultatif est la sortie de la tâche 1 de MapSeg : 255 sur les îlots, u
         <translation>Masques PNG (*.png)</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/building_blocks.py" line="73"/>
+        <location filename="../plugin/processing_provider/building_blocks.py" line="78"/>
         <source>Closed shapes</source>
         <translation>Formes fermées</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/building_blocks.py" line="74"/>
+        <location filename="../plugin/processing_provider/building_blocks.py" line="79"/>
         <source>Number of blocks</source>
         <translation>Nombre d'îlots</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/building_blocks.py" line="75"/>
+        <location filename="../plugin/processing_provider/building_blocks.py" line="80"/>
         <source>Number of shapes</source>
         <translation>Nombre de formes</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/building_blocks.py" line="91"/>
+        <location filename="../plugin/processing_provider/building_blocks.py" line="96"/>
         <source>Polygons {0}.</source>
         <translation>Polygones {0}.</translation>
     </message>
@@ -907,7 +907,7 @@ La sortie est un PNG à un canal de la taille de la planche : 255 sur la carte, 
         <translation>en coordonnées pixel (aucun géoréférencement trouvé)</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/widgets.py" line="60"/>
+        <location filename="../plugin/dialogs/widgets.py" line="72"/>
         <source>Images (*.jpg *.jpeg *.png *.tif *.tiff);;All files (*)</source>
         <translation>Images (*.jpg *.jpeg *.png *.tif *.tiff);;Tous les fichiers (*)</translation>
     </message>
@@ -925,6 +925,11 @@ La sortie est un PNG à un canal de la taille de la planche : 255 sur la carte, 
         <location filename="../plugin/processing_provider/mapseg_evaluation.py" line="88"/>
         <source>{0}: {1}</source>
         <translation>{0} : {1}</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/building_blocks.py" line="64"/>
+        <source>Largest distance, in pixels, between a simplified polygon boundary and the pixel boundary it replaces (Douglas-Peucker on each boundary shared by two polygons, so that neighbours keep neither gaps nor overlaps); 0 keeps the exact pixel boundaries.</source>
+        <translation>Distance maximale, en pixels, entre le contour simplifié d&apos;un polygone et le contour en pixels qu&apos;il remplace (Douglas-Peucker sur chaque limite commune à deux polygones, si bien que les voisins ne présentent ni trou ni chevauchement) ; 0 garde exactement les contours en pixels.</translation>
     </message>
 </context>
 </TS>

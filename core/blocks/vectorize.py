@@ -6,9 +6,10 @@ one-pixel line between two regions is given to one of them, so neighbouring poly
 their edges (a coverage: no gaps, no overlaps). The shared boundaries are then simplified
 once each (:mod:`.arcs`, Douglas-Peucker): ``tolerance`` is the largest distance, in
 pixels, of a simplified boundary from the pixel boundary it replaces; 0 keeps the pixel
-boundaries exactly. A polygon whose simplified form is invalid (OGR ``IsValid``), has a
-ring collapsed to no area, or overlaps another polygon gets its pixel boundaries back
-(its neighbours too along the arcs they share), until every polygon passes.
+boundaries exactly. A ring the simplification left with no area gets its pixel boundary
+back; a polygon whose simplified form is invalid (OGR ``IsValid``) or overlaps another
+polygon gets all its pixel boundaries back (its neighbours too, along the arcs they share),
+until every polygon passes.
 
 Only NumPy, OpenCV and GDAL/OGR are used (no shapely): inside QGIS, OGR's GEOS is the one
 already loaded, and a second GEOS in the same process crashes it.
@@ -64,8 +65,11 @@ def polygonize(labels: np.ndarray, n: int) -> list[list[Polygon]]:
     return parts
 
 
-def _collapsed(feature: Feature) -> bool:
-    return any(len(r) < 4 or ring_area(r) == 0 for p in feature for r in p)
+def _collapsed_arcs(cov: Coverage, label: int, feature: Feature) -> set[int]:
+    """The arcs of the rings of ``feature`` (label ``label``) left with no area."""
+    return {k for specs, polygon in zip(cov.specs[label], feature, strict=True)
+            for spec, ring in zip(specs, polygon, strict=True)
+            if len(ring) < 4 or ring_area(ring) == 0 for k, _ in spec}
 
 
 def overlap_area(a, b) -> float:
@@ -115,16 +119,26 @@ def simplify_coverage(labels: np.ndarray, parts: list[list[Polygon]],
     geoms, boxes = {}, np.zeros((len(parts), 4))
     changed = [i for i, f in enumerate(features) if f is not None]
     while changed:
-        bad = set()
+        revert: set[int] = set()
+        bad: set[int] = set()      # labels to check again
+        whole: set[int] = set()    # labels whose every arc comes back
         for i in changed:
             features[i] = cov.feature(i)
+            collapsed = _collapsed_arcs(cov, i, features[i])
+            if collapsed:          # first only the rings left with no area come back
+                revert |= collapsed
+                bad.add(i)
+                continue
             geoms[i] = to_ogr(features[i])
             boxes[i] = bounds(features[i])
-            if _collapsed(features[i]) or not geoms[i].IsValid():
-                bad.add(i)
+            if not geoms[i].IsValid():
+                whole.add(i)
         if tolerance > 0:
-            bad |= _overlapping(changed, geoms, boxes, bad)
-        reverted = cov.keep_exact(set().union(*(cov.arcs_of(i) for i in bad)))
+            whole |= _overlapping(changed, geoms, boxes, bad | whole)
+        for i in whole:
+            revert |= cov.arcs_of(i)
+        bad |= whole
+        reverted = cov.keep_exact(revert)
         if bad and not reverted:
             raise InputError(f"polygon {min(bad)} is invalid even on its pixel boundary; "
                              "report this sheet")
