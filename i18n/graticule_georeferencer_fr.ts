@@ -4,7 +4,7 @@
 <context>
     <name>@default</name>
     <message>
-        <location filename="../plugin/deps.py" line="38"/>
+        <location filename="../plugin/deps.py" line="39"/>
         <source>Missing Python packages: {0}. Install them with: {1} (then restart QGIS).</source>
         <translation>Paquets Python manquants : {0}. Installez-les avec : {1} (puis redémarrez QGIS).</translation>
     </message>
@@ -702,7 +702,7 @@ Le dossier de sortie reçoit &lt;planche&gt;.tif (la planche géoréférencée),
         <translation>automatique : NNN-INPUT-MASK.png à côté de la planche, sinon trouvé sur la planche</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/building_blocks.py" line="72"/>
+        <location filename="../plugin/processing_provider/building_blocks.py" line="77"/>
         <source>Building blocks</source>
         <translation>Îlots</translation>
     </message>
@@ -727,7 +727,7 @@ Le dossier de sortie reçoit &lt;planche&gt;.tif (la planche géoréférencée),
         <translation>Géoréférencement (.points)</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/building_blocks.py" line="67"/>
+        <location filename="../plugin/processing_provider/building_blocks.py" line="72"/>
         <source>GeoPackage (*.gpkg)</source>
         <translation>GeoPackage (*.gpkg)</translation>
     </message>
@@ -752,7 +752,7 @@ Le dossier de sortie reçoit &lt;planche&gt;.tif (la planche géoréférencée),
         <translation>Vectorisation des îlots de {0}</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/building_blocks.py" line="96"/>
+        <location filename="../plugin/processing_provider/building_blocks.py" line="101"/>
         <source>{0} blocks</source>
         <translation>{0} îlots</translation>
     </message>
@@ -767,7 +767,7 @@ Le dossier de sortie reçoit &lt;planche&gt;.tif (la planche géoréférencée),
         <translation>{0} : {1}, {2}. Enregistrés dans {3}</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/building_blocks.py" line="97"/>
+        <location filename="../plugin/processing_provider/building_blocks.py" line="102"/>
         <source>{0} shapes</source>
         <translation>{0} formes</translation>
     </message>
@@ -800,12 +800,12 @@ Le PNG facultatif est la sortie de la tâche 1 de MapSeg : 255 sur les îlots, u
         <translation>Tolérance de simplification (pixels)</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/building_blocks.py" line="67"/>
+        <location filename="../plugin/processing_provider/building_blocks.py" line="72"/>
         <source>GeoPackage</source>
         <translation>GeoPackage</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/building_blocks.py" line="69"/>
+        <location filename="../plugin/processing_provider/building_blocks.py" line="74"/>
         <source>Blocks as a MapSeg PNG</source>
         <translation>Îlots en PNG MapSeg</translation>
     </message>
@@ -815,22 +815,22 @@ Le PNG facultatif est la sortie de la tâche 1 de MapSeg : 255 sur les îlots, u
         <translation>Masques PNG (*.png)</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/building_blocks.py" line="73"/>
+        <location filename="../plugin/processing_provider/building_blocks.py" line="78"/>
         <source>Closed shapes</source>
         <translation>Formes fermées</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/building_blocks.py" line="74"/>
+        <location filename="../plugin/processing_provider/building_blocks.py" line="79"/>
         <source>Number of blocks</source>
         <translation>Nombre d'îlots</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/building_blocks.py" line="75"/>
+        <location filename="../plugin/processing_provider/building_blocks.py" line="80"/>
         <source>Number of shapes</source>
         <translation>Nombre de formes</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/building_blocks.py" line="91"/>
+        <location filename="../plugin/processing_provider/building_blocks.py" line="96"/>
         <source>Polygons {0}.</source>
         <translation>Polygones {0}.</translation>
     </message>
@@ -916,7 +916,7 @@ La sortie est un PNG à un canal de la taille de la planche : 255 sur la carte, 
     <message>
         <location filename="../plugin/processing_provider/base.py" line="135"/>
         <source>{0}: “{1}” is not a CRS QGIS knows; give an authority code (EPSG:2154), a PROJ string or WKT.</source>
-        <translation>{0} : « {1} » n&apos;est pas un SCR connu de QGIS ; donnez un code d&apos;autorité (EPSG:2154), une chaîne PROJ ou du WKT.</translation>
+        <translation>{0} : « {1} » n'est pas un SCR connu de QGIS ; donnez un code d'autorité (EPSG:2154), une chaîne PROJ ou du WKT.</translation>
     </message>
     <message>
         <location filename="../plugin/processing_provider/detect_graticule.py" line="46"/>
@@ -930,6 +930,11 @@ Map-area mask: a PNG (255 = map) of the sheet&apos;s size; when left empty, NNN-
 Les points sont placés sur la planche telle que QGIS l'affiche (positions en pixels pour une image non géoréférencée), avec leur colonne et leur ligne dans le carroyage, une confiance entre 0 et 1 et l'indication que les deux lignes traversent bien le croisement (visible). Le CSV facultatif suit le format ICDAR 2021 MapSeg (x,y en pixels, y vers le bas) et donne les croisements visibles, comme la vérité terrain de MapSeg.
 
 Masque de l'emprise : un PNG (255 = carte) de la taille de la planche ; s'il est laissé vide, NNN-INPUT-MASK.png à côté de NNN-INPUT.jpg est utilisé s'il existe, sinon l'emprise de la carte est trouvée automatiquement. Pas du carroyage : la distance entre les lignes en pixels, si on la connaît (0 = la trouver).</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/building_blocks.py" line="64"/>
+        <source>Largest distance, in pixels, between a simplified polygon boundary and the pixel boundary it replaces (Douglas-Peucker on each boundary shared by two polygons, so that neighbours keep neither gaps nor overlaps); 0 keeps the exact pixel boundaries.</source>
+        <translation>Distance maximale, en pixels, entre le contour simplifié d&apos;un polygone et le contour en pixels qu&apos;il remplace (Douglas-Peucker sur chaque limite commune à deux polygones, si bien que les voisins ne présentent ni trou ni chevauchement) ; 0 garde exactement les contours en pixels.</translation>
     </message>
 </context>
 </TS>

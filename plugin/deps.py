@@ -11,8 +11,9 @@ import importlib.util
 from .i18n import tr
 
 # import name -> pip package name
-REQUIRED = {"cv2": "opencv-python-headless", "shapely": "shapely", "skimage": "scikit-image",
-            "tqdm": "tqdm", "pyproj": "pyproj", "numpy": "numpy"}
+# (never shapely: its wheel brings a second GEOS, and QGIS has loaded one already)
+REQUIRED = {"cv2": "opencv-python-headless", "skimage": "scikit-image", "tqdm": "tqdm",
+            "pyproj": "pyproj", "numpy": "numpy"}
 
 
 def missing_packages() -> list[str]:

@@ -57,7 +57,11 @@ def build_parser() -> argparse.ArgumentParser:
                          "<stem>_georef/<stem>.points or <file name>.points beside it, else "
                          "pixel coordinates)")
     ap.add_argument("--tolerance", type=number("tolerance", minimum=0, maximum=100, unit="px"),
-                    default=1.5, help="polygon simplification, pixels (default 1.5)")
+                    default=1.5,
+                    help="polygon simplification: the largest distance, in pixels, of a "
+                         "simplified boundary from the pixel boundary (Douglas-Peucker on "
+                         "each boundary shared by two polygons); 0 keeps the pixel "
+                         "boundaries (default 1.5)")
     ap.add_argument("--scale", type=number("scale", minimum=0.05, maximum=20), default=1.0,
                     help="scan pixels per metre / 2.363 (default 1: 1:5000 at 300 dpi)")
     ap.add_argument("--lines", action="store_true",
