@@ -71,7 +71,7 @@ class Session:
     def start(self) -> None:
         main = iface.mainWindow()
         main.showNormal()
-        main.setGeometry(0, 0, 1400, 900)
+        main.setGeometry(0, 0, 1920, 1050)
         QTimer.singleShot(1500, self.next)
 
     def next(self) -> None:
@@ -117,11 +117,12 @@ class Session:
         row = self.dialog.anchor_rows[0]
         for edit, value in zip(row.edits(), (x, y, e, n), strict=True):
             edit.setText(f"{value:.1f}" if edit in (row.x, row.y) else f"{value:.0f}")
-        self.dialog.move(820, 40)
+        self.dialog.move(1920 - self.dialog.frameGeometry().width(), 60)
         QTimer.singleShot(1200, self.grab_dialog)
 
     def grab_dialog(self) -> None:
-        grab(self.dialog, "qgis-dialog")
+        if MODE != "full":          # in the full run the dialog shows on the next pictures
+            grab(self.dialog, "qgis-dialog")
         self.next()
 
     def detect(self) -> None:
@@ -148,23 +149,24 @@ class Session:
             raise RuntimeError("georeferencing failed: " + self.dialog.status.text())
         log(f"georeferenced: {self.dialog.status.text()}")
         self.result = outcome
-        QgsProject.instance().removeMapLayer(self.sheet.id())
+        root = QgsProject.instance().layerTreeRoot()
+        root.findLayer(self.sheet.id()).setItemVisibilityChecked(False)   # the unreferenced scan
+        raster = QgsProject.instance().mapLayersByName(f"{SHEET.stem} (georeferenced)")[0]
         canvas = iface.mapCanvas()
-        canvas.setDestinationCrs(QgsProject.instance().mapLayersByName(
-            f"{SHEET.stem} (georeferenced)")[0].crs())
-        canvas.zoomToFullExtent()
-        QTimer.singleShot(2500, self.grab_result)
+        canvas.setDestinationCrs(raster.crs())
+        canvas.setExtent(raster.extent())
+        canvas.refreshAllLayers()
+        QTimer.singleShot(4000, self.grab_result)
 
     def grab_result(self) -> None:
         grab(iface.mainWindow(), "qgis-result")
-        grab(self.dialog, "qgis-dialog-done")
         self.dialog.close()
         self.next()
 
     def open_blocks_dialog(self) -> None:
         self.blocks_dialog = self.plugin.show_blocks_dialog()
         self.blocks_dialog.sheet.set_layer(self.sheet)
-        self.blocks_dialog.move(820, 40)
+        self.blocks_dialog.move(1920 - self.blocks_dialog.frameGeometry().width(), 60)
         QTimer.singleShot(1200, self.grab_blocks_dialog)
 
     def grab_blocks_dialog(self) -> None:
@@ -175,7 +177,7 @@ class Session:
         tif = QgsProject.instance().mapLayersByName(f"{SHEET.stem} (georeferenced)")[0]
         self.blocks_dialog = self.plugin.show_blocks_dialog()
         self.blocks_dialog.sheet.set_layer(tif)
-        self.blocks_dialog.move(820, 40)
+        self.blocks_dialog.move(1920 - self.blocks_dialog.frameGeometry().width(), 60)
         self.blocks_dialog.start_vectorize()
         self.wait_for(self.blocks_dialog, self.next)
 

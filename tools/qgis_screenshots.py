@@ -30,7 +30,7 @@ DISPLAY = ":93"
 def generate_sheet(folder: Path, size: int) -> Path:
     """A generated sheet (NNN-INPUT.jpg with NNN.points and its mask beside it)."""
     subprocess.run([sys.executable, "-m", "core.synth", str(folder), "--size", str(size),
-                    "--seed", "4", "--orientation", "tilted"], cwd=ROOT, check=True,
+                    "--seed", "4", "--spacing", "700", "--orientation", "tilted"], cwd=ROOT, check=True,
                    stdout=subprocess.DEVNULL)
     return next(folder.glob("*-INPUT.jpg"))
 
@@ -85,7 +85,7 @@ def main() -> int:
         home = Path(tmp)
         sheet = generate_sheet(home / "sheets", args.size)
         install_plugin(home)
-        xvfb = subprocess.Popen(["Xvfb", DISPLAY, "-screen", "0", "1400x900x24", "-nolisten",
+        xvfb = subprocess.Popen(["Xvfb", DISPLAY, "-screen", "0", "1920x1080x24", "-nolisten",
                                  "tcp"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             time.sleep(1.0)
