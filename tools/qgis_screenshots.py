@@ -30,8 +30,8 @@ DISPLAY = ":93"
 def generate_sheet(folder: Path, size: int) -> Path:
     """A generated sheet (NNN-INPUT.jpg with NNN.points and its mask beside it)."""
     subprocess.run([sys.executable, "-m", "core.synth", str(folder), "--size", str(size),
-                    "--seed", "4", "--spacing", "700", "--orientation", "tilted"], cwd=ROOT, check=True,
-                   stdout=subprocess.DEVNULL)
+                    "--seed", "4", "--spacing", "700", "--orientation", "tilted"], cwd=ROOT,
+                   check=True, stdout=subprocess.DEVNULL)
     return next(folder.glob("*-INPUT.jpg"))
 
 
