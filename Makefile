@@ -21,7 +21,7 @@ APT_PACKAGES := python3-qgis qgis-providers python3-gdal gdal-bin python3-venv p
 BENCHES := metrics textdet chamfer-ap chart synth graticule georef georef-accuracy maparea blocks
 
 .PHONY: install system-packages test lint demo bench $(addprefix bench-,$(BENCHES)) zip \
-	transup transcompile readme train-blocks-net crossval-real-edges clean
+	transup transcompile readme screenshots train-blocks-net crossval-real-edges clean
 
 install: system-packages $(STAMP)
 
@@ -76,6 +76,10 @@ train-blocks-net: install
 crossval-real-edges: install
 	$(PIP) install -c constraints.txt -r requirements-train.txt
 	$(PYTHON) -m tools.crossval_real_edges --minutes 25
+
+# Pictures of the plugin in a real QGIS window (Xvfb): docs/images/qgis-*.png
+screenshots: install transcompile
+	$(PYTHON) tools/qgis_screenshots.py
 
 # README.md is built from docs/ (docs/readme/*.md and one docs/<topic>.md per capability)
 readme:

@@ -4,82 +4,82 @@
 <context>
     <name>@default</name>
     <message>
-        <location filename="../plugin/deps.py" line="138"/>
+        <location filename="../plugin/deps.py" line="139"/>
         <source>Missing Python packages: {0}. Install them with: {1} (then restart QGIS).</source>
         <translation>Paquets Python manquants : {0}. Installez-les avec : {1} (puis redémarrez QGIS).</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="48"/>
+        <location filename="../plugin/choices.py" line="11"/>
         <source>Helmert (shift, rotation, one scale)</source>
         <translation>Helmert (translation, rotation, une échelle)</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="49"/>
+        <location filename="../plugin/choices.py" line="12"/>
         <source>Affine (keeps the scan&apos;s pixels)</source>
         <translation>Affine (garde les pixels du scan)</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="99"/>
+        <location filename="../plugin/choices.py" line="13"/>
         <source>Projective</source>
         <translation>Projective</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="99"/>
+        <location filename="../plugin/choices.py" line="13"/>
         <source>Polynomial, order 2</source>
         <translation>Polynomiale d'ordre 2</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="99"/>
+        <location filename="../plugin/choices.py" line="14"/>
         <source>Polynomial, order 3</source>
         <translation>Polynomiale d'ordre 3</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="99"/>
+        <location filename="../plugin/choices.py" line="14"/>
         <source>Thin plate spline</source>
         <translation>Spline en plaque mince</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="82"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="72"/>
         <source>Pixel column of the intersection on the scan</source>
         <translation>Colonne du pixel de l'intersection sur le scan</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="82"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="72"/>
         <source>Pixel row of the intersection (counted downwards)</source>
         <translation>Ligne du pixel de l'intersection (comptée vers le bas)</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="82"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="72"/>
         <source>Easting of the intersection in the grid CRS</source>
         <translation>Abscisse (est) de l'intersection dans le SCR du carroyage</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="82"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="72"/>
         <source>Northing of the intersection in the grid CRS</source>
         <translation>Ordonnée (nord) de l'intersection dans le SCR du carroyage</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="88"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="78"/>
         <source>Pick on map</source>
         <translation>Choisir sur la carte</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="89"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="79"/>
         <source>Detect the intersections first, then click one on the map</source>
         <translation>Détectez d'abord les intersections, puis cliquez sur l'une d'elles dans la carte</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="104"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="94"/>
         <source>Anchor {0}: give the pixel position (X and Y) and the grid coordinates (E and N), or leave all four empty.</source>
         <translation>Repère {0} : donnez la position en pixels (X et Y) et les coordonnées du carroyage (E et N), ou laissez les quatre cases vides.</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="112"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="102"/>
         <source>Anchor {0}: “{1}” is not a number.</source>
         <translation>Repère {0} : « {1} » n'est pas un nombre.</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="135"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="125"/>
         <source>Detect graticule &amp; georeference</source>
         <translation>Détecter le carroyage et géoréférencer</translation>
     </message>
@@ -89,17 +89,17 @@
         <translation>Planche numérisée</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/task_dialog.py" line="41"/>
+        <location filename="../plugin/errors.py" line="16"/>
         <source>Sheet</source>
         <translation>Planche</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="103"/>
+        <location filename="../plugin/processing_provider/georeference.py" line="95"/>
         <source>PNG masks (*.png);;All files (*)</source>
         <translation>Masques PNG (*.png);;Tous les fichiers (*)</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="145"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="135"/>
         <source>automatic: NNN-INPUT-MASK.png beside the sheet, if any</source>
         <translation>automatique : NNN-INPUT-MASK.png à côté de la planche, s'il existe</translation>
     </message>
@@ -109,97 +109,97 @@
         <translation>Masque de l'emprise</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="149"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="139"/>
         <source>Graticule</source>
         <translation>Carroyage</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="85"/>
+        <location filename="../plugin/processing_provider/georeference.py" line="80"/>
         <source>Grid CRS</source>
         <translation>SCR du carroyage</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="160"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="150"/>
         <source>Distance between two grid lines, in the units of the grid CRS (1000 m on the Paris atlas)</source>
         <translation>Distance entre deux lignes du carroyage, dans l'unité du SCR du carroyage (1000 m sur l'atlas de Paris)</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="162"/>
+        <location filename="../plugin/errors.py" line="18"/>
         <source>Grid spacing</source>
         <translation>Pas du carroyage</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="166"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="156"/>
         <source>Anchor: which intersection is which</source>
         <translation>Repère : quelle intersection est laquelle</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="168"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="158"/>
         <source>Pixel X</source>
         <translation>Pixel X</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="168"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="158"/>
         <source>Pixel Y</source>
         <translation>Pixel Y</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="168"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="158"/>
         <source>Easting</source>
         <translation>Est (E)</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="168"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="158"/>
         <source>Northing</source>
         <translation>Nord (N)</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="172"/>
+        <location filename="../plugin/errors.py" line="16"/>
         <source>Anchor</source>
         <translation>Repère</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="172"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="162"/>
         <source>Second anchor (rotated sheets)</source>
         <translation>Second repère (planches tournées)</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="179"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="340"/>
         <source>Type the pixel position of an intersection and its grid coordinates, or detect the intersections and pick one on the map.</source>
         <translation>Saisissez la position en pixels d'une intersection et ses coordonnées dans le carroyage, ou détectez les intersections et choisissez-en une sur la carte.</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="93"/>
+        <location filename="../plugin/processing_provider/georeference.py" line="88"/>
         <source>QGIS GCP files (*.points);;All files (*)</source>
         <translation>Fichiers de points de contrôle QGIS (*.points);;Tous les fichiers (*)</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="184"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="172"/>
         <source>automatic: &lt;sheet&gt;.points beside the sheet, if any</source>
         <translation>automatique : &lt;planche&gt;.points à côté de la planche, s'il existe</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="186"/>
+        <location filename="../plugin/errors.py" line="17"/>
         <source>Known points (.points)</source>
         <translation>Points connus (.points)</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="191"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="179"/>
         <source>Result</source>
         <translation>Résultat</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="96"/>
+        <location filename="../plugin/processing_provider/georeference.py" line="91"/>
         <source>Target CRS</source>
         <translation>SCR cible</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="99"/>
+        <location filename="../plugin/processing_provider/georeference.py" line="94"/>
         <source>Transform</source>
         <translation>Transformation</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="203"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="191"/>
         <source>automatic: &lt;sheet&gt;_georef beside the sheet</source>
         <translation>automatique : &lt;planche&gt;_georef à côté de la planche</translation>
     </message>
@@ -209,37 +209,37 @@
         <translation>Dossier de sortie</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="213"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="201"/>
         <source>Detect intersections</source>
         <translation>Détecter les intersections</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="214"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="202"/>
         <source>Find the intersections first, to pick an anchor on the map</source>
         <translation>Trouver d'abord les intersections, pour choisir un repère sur la carte</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="216"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="204"/>
         <source>Georeference</source>
         <translation>Géoréférencer</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="218"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="206"/>
         <source>Close</source>
         <translation>Fermer</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="245"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="233"/>
         <source>Choose the grid CRS (the coordinates printed on the sheet).</source>
         <translation>Choisissez le SCR du carroyage (celui des coordonnées imprimées sur la planche).</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="247"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="235"/>
         <source>Choose the target CRS of the georeferenced sheet.</source>
         <translation>Choisissez le SCR cible de la planche géoréférencée.</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="256"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="244"/>
         <source>Say which intersection is which: type or pick an intersection and its grid coordinates, or give a .points file of known points.</source>
         <translation>Indiquez quelle intersection est laquelle : saisissez ou choisissez une intersection et ses coordonnées dans le carroyage, ou donnez un fichier .points de points connus.</translation>
     </message>
@@ -249,87 +249,87 @@
         <translation>Graticule Georeferencer</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/task_dialog.py" line="57"/>
+        <location filename="../plugin/dialogs/task_dialog.py" line="65"/>
         <source>A job is already running; wait for it or cancel it.</source>
         <translation>Un traitement est déjà en cours ; attendez sa fin ou annulez-le.</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="284"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="272"/>
         <source>Detecting the graticule of {0}</source>
         <translation>Détection du carroyage de {0}</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="297"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="285"/>
         <source>Georeferencing {0}</source>
         <translation>Géoréférencement de {0}</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/task_dialog.py" line="87"/>
+        <location filename="../plugin/dialogs/task_dialog.py" line="95"/>
         <source>{0} cancelled; nothing was written.</source>
         <translation>{0} annulé ; aucun fichier n'a été écrit.</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/task_dialog.py" line="91"/>
+        <location filename="../plugin/dialogs/task_dialog.py" line="99"/>
         <source>{0} failed.</source>
         <translation>{0} : échec.</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="303"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="291"/>
         <source>Detection</source>
         <translation>Détection</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/base.py" line="29"/>
+        <location filename="../plugin/processing_provider/base.py" line="34"/>
         <source>Georeferencing</source>
         <translation>Géoréférencement</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="371"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="366"/>
         <source>QGIS cannot open {0}.</source>
         <translation>QGIS ne peut pas ouvrir {0}.</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="394"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="389"/>
         <source>Detect the intersections first.</source>
         <translation>Détectez d'abord les intersections.</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="403"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="398"/>
         <source>Click an intersection (red cross) on the map.</source>
         <translation>Cliquez sur une intersection (croix rouge) dans la carte.</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="419"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="414"/>
         <source>No detected intersection near the click; click closer to a red cross.</source>
         <translation>Aucune intersection détectée près du clic ; cliquez plus près d'une croix rouge.</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/widgets.py" line="51"/>
+        <location filename="../plugin/dialogs/widgets.py" line="55"/>
         <source>Choose an image file</source>
         <translation>Choisir un fichier image</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/widgets.py" line="101"/>
+        <location filename="../plugin/dialogs/widgets.py" line="105"/>
         <source>Choose the scanned sheet: a raster layer or an image file.</source>
         <translation>Choisissez la planche numérisée : une couche raster ou un fichier image.</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/widgets.py" line="104"/>
+        <location filename="../plugin/dialogs/widgets.py" line="108"/>
         <source>The file {0} does not exist; choose the sheet again.</source>
         <translation>Le fichier {0} n'existe pas ; choisissez à nouveau la planche.</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/widgets.py" line="127"/>
+        <location filename="../plugin/dialogs/widgets.py" line="131"/>
         <source>Cancel</source>
         <translation>Annuler</translation>
     </message>
     <message>
-        <location filename="../plugin/intersections.py" line="88"/>
+        <location filename="../plugin/intersections.py" line="96"/>
         <source>cannot write {0}: {1}</source>
         <translation>impossible d'écrire {0} : {1}</translation>
     </message>
     <message>
-        <location filename="../plugin/jobs.py" line="102"/>
+        <location filename="../plugin/jobs.py" line="109"/>
         <source>done</source>
         <translation>terminé</translation>
     </message>
@@ -344,7 +344,7 @@
         <translation>Écartée (aberrante)</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="171"/>
+        <location filename="../plugin/processing_provider/georeference.py" line="146"/>
         <source>{0} (georeferenced)</source>
         <translation>{0} (géoréférencée)</translation>
     </message>
@@ -389,22 +389,22 @@
         <translation>Transformer les îlots d'une planche en polygones GeoPackage</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/base.py" line="30"/>
+        <location filename="../plugin/processing_provider/base.py" line="35"/>
         <source>Vectorization</source>
         <translation>Vectorisation</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/base.py" line="31"/>
+        <location filename="../plugin/processing_provider/base.py" line="36"/>
         <source>Evaluation (ICDAR 2021 MapSeg)</source>
         <translation>Évaluation (ICDAR 2021 MapSeg)</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/base.py" line="87"/>
+        <location filename="../plugin/processing_provider/base.py" line="92"/>
         <source>The sheet could not be opened as a raster layer.</source>
         <translation>La planche n'a pas pu être ouverte comme couche raster.</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/base.py" line="105"/>
+        <location filename="../plugin/processing_provider/base.py" line="146"/>
         <source>Cancelled; nothing was written.</source>
         <translation>Annulé ; aucun fichier n'a été écrit.</translation>
     </message>
@@ -414,7 +414,7 @@
         <translation>Mémoire insuffisante pour cette planche : fermez d'autres programmes et réessayez.</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/base.py" line="117"/>
+        <location filename="../plugin/processing_provider/base.py" line="158"/>
         <source>Unexpected error: {0}</source>
         <translation>Erreur inattendue : {0}</translation>
     </message>
@@ -424,42 +424,42 @@
         <translation>Détecter les intersections du carroyage</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="103"/>
+        <location filename="../plugin/processing_provider/georeference.py" line="95"/>
         <source>Map-area mask (PNG, optional)</source>
         <translation>Masque de l'emprise (PNG, facultatif)</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/detect_graticule.py" line="62"/>
+        <location filename="../plugin/processing_provider/detect_graticule.py" line="63"/>
         <source>Grid spacing in pixels (0 = find it)</source>
         <translation>Pas du carroyage en pixels (0 = le trouver)</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/detect_graticule.py" line="65"/>
+        <location filename="../plugin/processing_provider/detect_graticule.py" line="66"/>
         <source>Graticule intersections</source>
         <translation>Intersections du carroyage</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/detect_graticule.py" line="67"/>
+        <location filename="../plugin/processing_provider/detect_graticule.py" line="68"/>
         <source>Intersections as a MapSeg CSV</source>
         <translation>Intersections en CSV MapSeg</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/detect_graticule.py" line="67"/>
+        <location filename="../plugin/processing_provider/detect_graticule.py" line="68"/>
         <source>CSV files (*.csv)</source>
         <translation>Fichiers CSV (*.csv)</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/detect_graticule.py" line="70"/>
+        <location filename="../plugin/processing_provider/detect_graticule.py" line="71"/>
         <source>Number of intersections</source>
         <translation>Nombre d'intersections</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/detect_graticule.py" line="71"/>
+        <location filename="../plugin/processing_provider/detect_graticule.py" line="72"/>
         <source>Grid spacing found (pixels)</source>
         <translation>Pas du carroyage trouvé (pixels)</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/detect_graticule.py" line="104"/>
+        <location filename="../plugin/processing_provider/detect_graticule.py" line="101"/>
         <source>{0} intersections found.</source>
         <translation>{0} intersections trouvées.</translation>
     </message>
@@ -519,12 +519,12 @@
         <translation>Distance de Hausdorff à 95 % (pixels)</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="66"/>
+        <location filename="../plugin/processing_provider/georeference.py" line="61"/>
         <source>Georeference a sheet from its graticule</source>
         <translation>Géoréférencer une planche d'après son carroyage</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="69"/>
+        <location filename="../plugin/processing_provider/georeference.py" line="64"/>
         <source>Detects the graticule of a scanned sheet, gives each intersection its grid coordinates and fits a transform to them, leaving out outliers.
 
 Anchors say which intersection is which: X,Y=E,N means that the intersection nearest pixel (X, Y) (x to the right, y downwards) has grid coordinates (E, N). One anchor is enough for a sheet with north up; give two for a rotated sheet, separated by a semicolon. Instead of anchors, a QGIS .points file of known points can be given; NNN.points or &lt;sheet&gt;.points beside the sheet is used when present.
@@ -537,109 +537,89 @@ Les repères indiquent quelle intersection est laquelle : X,Y=E,N signifie que l
 Le dossier de sortie reçoit &lt;planche&gt;.tif (la planche géoréférencée), &lt;planche&gt;.points (points de contrôle pour le géoréférenceur de QGIS), &lt;planche&gt;.vrt, un fichier de géoréférencement (world file) et un rapport en JSON et HTML. La couche des intersections donne chaque intersection avec son résidu en pixels et en unités de la carte.</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="88"/>
+        <location filename="../plugin/processing_provider/georeference.py" line="83"/>
         <source>Grid spacing (grid CRS units)</source>
         <translation>Pas du carroyage (unités du SCR du carroyage)</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="91"/>
+        <location filename="../plugin/processing_provider/georeference.py" line="86"/>
         <source>Anchors X,Y=E,N (separated by ;)</source>
         <translation>Repères X,Y=E,N (séparés par ;)</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="93"/>
+        <location filename="../plugin/processing_provider/georeference.py" line="88"/>
         <source>Known points (.points file)</source>
         <translation>Points connus (fichier .points)</translation>
     </message>
     <message>
         <location filename="../plugin/processing_provider/georeference.py" line="99"/>
-        <source>Helmert</source>
-        <translation>Helmert</translation>
-    </message>
-    <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="99"/>
-        <source>Affine</source>
-        <translation>Affine</translation>
-    </message>
-    <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="107"/>
         <source>Outlier rejection</source>
         <translation>Rejet des points aberrants</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="107"/>
+        <location filename="../plugin/choices.py" line="19"/>
         <source>None</source>
         <translation>Aucun</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="110"/>
+        <location filename="../plugin/processing_provider/georeference.py" line="101"/>
         <source>Resampling (warped transforms)</source>
         <translation>Rééchantillonnage (transformations avec déformation)</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="110"/>
+        <location filename="../plugin/choices.py" line="24"/>
         <source>Bilinear</source>
         <translation>Bilinéaire</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="110"/>
+        <location filename="../plugin/choices.py" line="24"/>
         <source>Nearest neighbour</source>
         <translation>Plus proche voisin</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="110"/>
+        <location filename="../plugin/choices.py" line="24"/>
         <source>Cubic</source>
         <translation>Cubique</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="110"/>
+        <location filename="../plugin/choices.py" line="25"/>
         <source>Lanczos</source>
         <translation>Lanczos</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="119"/>
+        <location filename="../plugin/processing_provider/georeference.py" line="109"/>
         <source>Intersections with residuals</source>
         <translation>Intersections et leurs résidus</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="122"/>
+        <location filename="../plugin/processing_provider/georeference.py" line="112"/>
         <source>Georeferenced sheet</source>
         <translation>Planche géoréférencée</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="124"/>
+        <location filename="../plugin/processing_provider/georeference.py" line="114"/>
         <source>RMSE (map units)</source>
         <translation>Erreur quadratique moyenne (unités de la carte)</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="125"/>
+        <location filename="../plugin/processing_provider/georeference.py" line="115"/>
         <source>RMSE (pixels)</source>
         <translation>Erreur quadratique moyenne (pixels)</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="126"/>
+        <location filename="../plugin/processing_provider/georeference.py" line="116"/>
         <source>Intersections used</source>
         <translation>Intersections retenues</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="127"/>
+        <location filename="../plugin/processing_provider/georeference.py" line="117"/>
         <source>Report</source>
         <translation>Rapport</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="128"/>
+        <location filename="../plugin/processing_provider/georeference.py" line="118"/>
         <source>GCP file (.points)</source>
         <translation>Fichier de points de contrôle (.points)</translation>
-    </message>
-    <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="143"/>
-        <source>Give a valid grid CRS and target CRS.</source>
-        <translation>Donnez un SCR du carroyage et un SCR cible valides.</translation>
-    </message>
-    <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="147"/>
-        <source>Say which intersection is which: give an anchor X,Y=E,N (the intersection nearest pixel X,Y has grid coordinates E,N) or a .points file of known points.</source>
-        <translation>Indiquez quelle intersection est laquelle : donnez un repère X,Y=E,N (l'intersection la plus proche du pixel X,Y a pour coordonnées E,N dans le carroyage) ou un fichier .points de points connus.</translation>
     </message>
     <message>
         <location filename="../plugin/processing_provider/mapseg_evaluation.py" line="53"/>
@@ -672,17 +652,17 @@ Le dossier de sortie reçoit &lt;planche&gt;.tif (la planche géoréférencée),
         <translation>Graticule Georeferencer : planches de cartes anciennes</translation>
     </message>
     <message>
-        <location filename="../plugin/sheets.py" line="25"/>
+        <location filename="../plugin/sheets.py" line="30"/>
         <source>The selected raster layer is not valid; choose another sheet.</source>
         <translation>La couche raster choisie n'est pas valide ; choisissez une autre planche.</translation>
     </message>
     <message>
-        <location filename="../plugin/sheets.py" line="27"/>
+        <location filename="../plugin/sheets.py" line="32"/>
         <source>Layer “{0}” is not an image file (it comes from a {1} source); save it as a GeoTIFF first.</source>
         <translation>La couche « {0} » n'est pas un fichier image (elle provient d'une source {1}) ; enregistrez-la d'abord en GeoTIFF.</translation>
     </message>
     <message>
-        <location filename="../plugin/sheets.py" line="33"/>
+        <location filename="../plugin/sheets.py" line="38"/>
         <source>Layer “{0}” does not read a file on disk; save it as a GeoTIFF first.</source>
         <translation>La couche « {0} » ne lit pas un fichier sur le disque ; enregistrez-la d'abord en GeoTIFF.</translation>
     </message>
@@ -692,37 +672,24 @@ Le dossier de sortie reçoit &lt;planche&gt;.tif (la planche géoréférencée),
         <translation>Erreur inattendue : {0}. Les détails sont dans le panneau Journal des messages (onglet Graticule Georeferencer).</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="307"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="295"/>
         <source>{0} intersections found, {1} px apart. Pick one on the map to anchor the grid.</source>
         <translation>{0} intersections trouvées, espacées de {1} px. Choisissez-en une sur la carte pour caler le carroyage.</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="342"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="330"/>
         <source>{0} georeferenced: RMSE {1} {2} ({3} px) over {4} of {5} intersections. Files in {6}</source>
         <translation>{0} géoréférencée : erreur quadratique moyenne {1} {2} ({3} px) sur {4} intersections retenues parmi {5}. Fichiers dans {6}</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="425"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="420"/>
         <source>Intersection column {0}, row {1} at pixel ({2}; {3}): now type its easting and northing.</source>
         <translation>Intersection colonne {0}, ligne {1}, au pixel ({2} ; {3}) : saisissez maintenant ses coordonnées est et nord.</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="174"/>
+        <location filename="../plugin/processing_provider/georeference.py" line="149"/>
         <source>RMSE {0} map units ({1} px) over {2} of {3} intersections.</source>
         <translation>Erreur quadratique moyenne {0} unités de la carte ({1} px) sur {2} intersections retenues parmi {3}.</translation>
-    </message>
-    <message>
-        <location filename="../plugin/processing_provider/detect_graticule.py" line="46"/>
-        <source>Finds the grid lines printed on a scanned map sheet and their intersections, to a fraction of a pixel.
-
-The points are placed on the sheet as QGIS shows it (pixel positions for an image without georeferencing), with their grid column and row, a confidence between 0 and 1 and whether both lines are drawn through the crossing (visible). The optional CSV has the ICDAR 2021 MapSeg format (x,y in pixels, y downwards) and lists the visible crossings, as MapSeg ground truth does.
-
-Map-area mask: a PNG (255 = map) of the sheet&apos;s size; when left empty, NNN-INPUT-MASK.png beside NNN-INPUT.jpg is used if present. Grid spacing: the distance between grid lines in pixels, if known (0 = find it).</source>
-        <translation>Trouve les lignes du carroyage imprimées sur une planche numérisée et leurs intersections, à une fraction de pixel près.
-
-Les points sont placés sur la planche telle que QGIS l'affiche (positions en pixels pour une image non géoréférencée), avec leur colonne et leur ligne dans le carroyage, une confiance entre 0 et 1 et l'indication que les deux lignes traversent bien le croisement (visible). Le CSV facultatif suit le format ICDAR 2021 MapSeg (x,y en pixels, y vers le bas) et donne les croisements visibles, comme la vérité terrain de MapSeg.
-
-Masque de l'emprise : un PNG (255 = carte) de la taille de la planche ; s'il est laissé vide, NNN-INPUT-MASK.png à côté de NNN-INPUT.jpg est utilisé s'il existe. Pas du carroyage : la distance entre les lignes en pixels, si on la connaît (0 = la trouver).</translation>
     </message>
     <message>
         <location filename="../plugin/processing_provider/building_blocks.py" line="35"/>
@@ -735,7 +702,7 @@ Masque de l'emprise : un PNG (255 = carte) de la taille de la planche ; s'il est
         <translation>automatique : NNN-INPUT-MASK.png à côté de la planche, sinon trouvé sur la planche</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/building_blocks.py" line="72"/>
+        <location filename="../plugin/processing_provider/building_blocks.py" line="77"/>
         <source>Building blocks</source>
         <translation>Îlots</translation>
     </message>
@@ -760,7 +727,7 @@ Masque de l'emprise : un PNG (255 = carte) de la taille de la planche ; s'il est
         <translation>Géoréférencement (.points)</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/building_blocks.py" line="67"/>
+        <location filename="../plugin/processing_provider/building_blocks.py" line="72"/>
         <source>GeoPackage (*.gpkg)</source>
         <translation>GeoPackage (*.gpkg)</translation>
     </message>
@@ -785,7 +752,7 @@ Masque de l'emprise : un PNG (255 = carte) de la taille de la planche ; s'il est
         <translation>Vectorisation des îlots de {0}</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/building_blocks.py" line="96"/>
+        <location filename="../plugin/processing_provider/building_blocks.py" line="101"/>
         <source>{0} blocks</source>
         <translation>{0} îlots</translation>
     </message>
@@ -800,7 +767,7 @@ Masque de l'emprise : un PNG (255 = carte) de la taille de la planche ; s'il est
         <translation>{0} : {1}, {2}. Enregistrés dans {3}</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/building_blocks.py" line="97"/>
+        <location filename="../plugin/processing_provider/building_blocks.py" line="102"/>
         <source>{0} shapes</source>
         <translation>{0} formes</translation>
     </message>
@@ -833,12 +800,12 @@ Le PNG facultatif est la sortie de la tâche 1 de MapSeg : 255 sur les îlots, u
         <translation>Tolérance de simplification (pixels)</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/building_blocks.py" line="67"/>
+        <location filename="../plugin/processing_provider/building_blocks.py" line="72"/>
         <source>GeoPackage</source>
         <translation>GeoPackage</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/building_blocks.py" line="69"/>
+        <location filename="../plugin/processing_provider/building_blocks.py" line="74"/>
         <source>Blocks as a MapSeg PNG</source>
         <translation>Îlots en PNG MapSeg</translation>
     </message>
@@ -848,22 +815,22 @@ Le PNG facultatif est la sortie de la tâche 1 de MapSeg : 255 sur les îlots, u
         <translation>Masques PNG (*.png)</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/building_blocks.py" line="73"/>
+        <location filename="../plugin/processing_provider/building_blocks.py" line="78"/>
         <source>Closed shapes</source>
         <translation>Formes fermées</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/building_blocks.py" line="74"/>
+        <location filename="../plugin/processing_provider/building_blocks.py" line="79"/>
         <source>Number of blocks</source>
         <translation>Nombre d'îlots</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/building_blocks.py" line="75"/>
+        <location filename="../plugin/processing_provider/building_blocks.py" line="80"/>
         <source>Number of shapes</source>
         <translation>Nombre de formes</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/building_blocks.py" line="91"/>
+        <location filename="../plugin/processing_provider/building_blocks.py" line="96"/>
         <source>Polygons {0}.</source>
         <translation>Polygones {0}.</translation>
     </message>
@@ -892,22 +859,7 @@ La sortie est un PNG à un canal de la taille de la planche : 255 sur la carte, 
         <translation>La carte couvre {0} % de la planche.</translation>
     </message>
     <message>
-        <location filename="../plugin/vectorize.py" line="105"/>
-        <source>georeferenced with {0}</source>
-        <translation>géoréférencés avec {0}</translation>
-    </message>
-    <message>
-        <location filename="../plugin/vectorize.py" line="100"/>
-        <source>georeferenced like the sheet</source>
-        <translation>géoréférencés comme la planche</translation>
-    </message>
-    <message>
-        <location filename="../plugin/vectorize.py" line="106"/>
-        <source>in pixel coordinates (no georeferencing found)</source>
-        <translation>en coordonnées pixel (aucun géoréférencement trouvé)</translation>
-    </message>
-    <message>
-        <location filename="../plugin/dialogs/widgets.py" line="72"/>
+        <location filename="../plugin/dialogs/widgets.py" line="76"/>
         <source>Images (*.jpg *.jpeg *.png *.tif *.tiff);;All files (*)</source>
         <translation>Images (*.jpg *.jpeg *.png *.tif *.tiff);;Tous les fichiers (*)</translation>
     </message>
@@ -927,32 +879,90 @@ La sortie est un PNG à un canal de la taille de la planche : 255 sur la carte, 
         <translation>{0} : {1}</translation>
     </message>
     <message>
-        <location filename="../plugin/deps.py" line="132"/>
+        <location filename="../plugin/errors.py" line="17"/>
+        <source>(known points only)</source>
+        <translation>(points connus seuls)</translation>
+    </message>
+    <message>
+        <location filename="../plugin/errors.py" line="20"/>
+        <source>Output</source>
+        <translation>Sortie</translation>
+    </message>
+    <message>
+        <location filename="../plugin/errors.py" line="20"/>
+        <source>Outlier threshold</source>
+        <translation>Seuil des points aberrants</translation>
+    </message>
+    <message>
+        <location filename="../plugin/errors.py" line="21"/>
+        <source>Resampling</source>
+        <translation>Rééchantillonnage</translation>
+    </message>
+    <message>
+        <location filename="../plugin/errors.py" line="22"/>
+        <source>Simplification tolerance</source>
+        <translation>Tolérance de simplification</translation>
+    </message>
+    <message>
+        <location filename="../plugin/errors.py" line="22"/>
+        <source>Level</source>
+        <translation>Niveau</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/base.py" line="134"/>
+        <source>{0}: choose a CRS.</source>
+        <translation>{0} : choisissez un SCR.</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/base.py" line="135"/>
+        <source>{0}: “{1}” is not a CRS QGIS knows; give an authority code (EPSG:2154), a PROJ string or WKT.</source>
+        <translation>{0} : « {1} » n'est pas un SCR connu de QGIS ; donnez un code d'autorité (EPSG:2154), une chaîne PROJ ou du WKT.</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/detect_graticule.py" line="46"/>
+        <source>Finds the grid lines printed on a scanned map sheet and their intersections, to a fraction of a pixel.
+
+The points are placed on the sheet as QGIS shows it (pixel positions for an image without georeferencing), with their grid column and row, a confidence between 0 and 1 and whether both lines are drawn through the crossing (visible). The optional CSV has the ICDAR 2021 MapSeg format (x,y in pixels, y downwards) and lists the visible crossings, as MapSeg ground truth does.
+
+Map-area mask: a PNG (255 = map) of the sheet&apos;s size; when left empty, NNN-INPUT-MASK.png beside NNN-INPUT.jpg is used if present, else the map area is found automatically. Grid spacing: the distance between grid lines in pixels, if known (0 = find it).</source>
+        <translation>Trouve les lignes du carroyage imprimées sur une planche numérisée et leurs intersections, à une fraction de pixel près.
+
+Les points sont placés sur la planche telle que QGIS l'affiche (positions en pixels pour une image non géoréférencée), avec leur colonne et leur ligne dans le carroyage, une confiance entre 0 et 1 et l'indication que les deux lignes traversent bien le croisement (visible). Le CSV facultatif suit le format ICDAR 2021 MapSeg (x,y en pixels, y vers le bas) et donne les croisements visibles, comme la vérité terrain de MapSeg.
+
+Masque de l'emprise : un PNG (255 = carte) de la taille de la planche ; s'il est laissé vide, NNN-INPUT-MASK.png à côté de NNN-INPUT.jpg est utilisé s'il existe, sinon l'emprise de la carte est trouvée automatiquement. Pas du carroyage : la distance entre les lignes en pixels, si on la connaît (0 = la trouver).</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/building_blocks.py" line="64"/>
+        <source>Largest distance, in pixels, between a simplified polygon boundary and the pixel boundary it replaces (Douglas-Peucker on each boundary shared by two polygons, so that neighbours keep neither gaps nor overlaps); 0 keeps the exact pixel boundaries.</source>
+        <translation>Distance maximale, en pixels, entre le contour simplifié d'un polygone et le contour en pixels qu'il remplace (Douglas-Peucker sur chaque limite commune à deux polygones, si bien que les voisins ne présentent ni trou ni chevauchement) ; 0 garde exactement les contours en pixels.</translation>
+    </message>
+    <message>
+        <location filename="../plugin/deps.py" line="133"/>
         <source>Missing Python packages: {0}.</source>
         <translation>Paquets Python manquants : {0}.</translation>
     </message>
     <message>
-        <location filename="../plugin/deps.py" line="146"/>
+        <location filename="../plugin/deps.py" line="147"/>
         <source>Graticule Georeferencer needs Python packages that QGIS&apos;s Python lacks: {0}.</source>
         <translation>Graticule Georeferencer a besoin de paquets Python absents du Python de QGIS : {0}.</translation>
     </message>
     <message>
-        <location filename="../plugin/deps.py" line="149"/>
+        <location filename="../plugin/deps.py" line="150"/>
         <source>On Debian and Ubuntu, QGIS runs the system Python: install the distribution&apos;s packages (no pip; numpy stays as it is) in a terminal:</source>
         <translation>Sous Debian et Ubuntu, QGIS utilise le Python du système : installez les paquets de la distribution (sans pip ; numpy reste tel quel) dans un terminal :</translation>
     </message>
     <message>
-        <location filename="../plugin/deps.py" line="152"/>
+        <location filename="../plugin/deps.py" line="153"/>
         <source>On Windows, open the OSGeo4W Shell (Start menu, QGIS folder) and run QGIS&apos;s Python with pip; numpy is pinned to the version QGIS runs, so pip never upgrades it:</source>
-        <translation>Sous Windows, ouvrez l'OSGeo4W Shell (menu Démarrer, dossier QGIS) et lancez pip avec le Python de QGIS ; numpy est fixé à la version qu'utilise QGIS, pip ne le met donc jamais à jour :</translation>
+        <translation>Sous Windows, ouvrez l&apos;OSGeo4W Shell (menu Démarrer, dossier QGIS) et lancez pip avec le Python de QGIS ; numpy est fixé à la version qu&apos;utilise QGIS, pip ne le met donc jamais à jour :</translation>
     </message>
     <message>
-        <location filename="../plugin/deps.py" line="156"/>
+        <location filename="../plugin/deps.py" line="157"/>
         <source>Run QGIS&apos;s own Python with pip in a terminal; numpy is pinned to the version QGIS runs, so pip never upgrades it:</source>
-        <translation>Lancez pip avec le Python de QGIS dans un terminal ; numpy est fixé à la version qu'utilise QGIS, pip ne le met donc jamais à jour :</translation>
+        <translation>Lancez pip avec le Python de QGIS dans un terminal ; numpy est fixé à la version qu&apos;utilise QGIS, pip ne le met donc jamais à jour :</translation>
     </message>
     <message>
-        <location filename="../plugin/deps.py" line="158"/>
+        <location filename="../plugin/deps.py" line="159"/>
         <source>Then restart QGIS.</source>
         <translation>Puis redémarrez QGIS.</translation>
     </message>
@@ -979,7 +989,7 @@ La sortie est un PNG à un canal de la taille de la planche : 255 sur la carte, 
     <message>
         <location filename="../plugin/deps_dialog.py" line="68"/>
         <source>Run pip with QGIS&apos;s Python into the plugin&apos;s own folder (numpy pinned)</source>
-        <translation>Lancer pip avec le Python de QGIS dans le dossier propre à l'extension (numpy fixé)</translation>
+        <translation>Lancer pip avec le Python de QGIS dans le dossier propre à l&apos;extension (numpy fixé)</translation>
     </message>
     <message>
         <location filename="../plugin/deps_dialog.py" line="77"/>
@@ -994,7 +1004,7 @@ La sortie est un PNG à un canal de la taille de la planche : 255 sur la carte, 
     <message>
         <location filename="../plugin/deps_dialog.py" line="115"/>
         <source>Installed in {0}. If the plugin still reports a missing package, restart QGIS.</source>
-        <translation>Installé dans {0}. Si l'extension signale encore un paquet manquant, redémarrez QGIS.</translation>
+        <translation>Installé dans {0}. Si l&apos;extension signale encore un paquet manquant, redémarrez QGIS.</translation>
     </message>
     <message>
         <location filename="../plugin/deps_dialog.py" line="118"/>
@@ -1004,7 +1014,7 @@ La sortie est un PNG à un canal de la taille de la planche : 255 sur la carte, 
     <message>
         <location filename="../plugin/deps_dialog.py" line="126"/>
         <source>QGIS&apos;s Python could not be started; copy the instructions and run them yourself.</source>
-        <translation>Le Python de QGIS n'a pas pu être lancé ; copiez les instructions et lancez-les vous-même.</translation>
+        <translation>Le Python de QGIS n&apos;a pas pu être lancé ; copiez les instructions et lancez-les vous-même.</translation>
     </message>
     <message>
         <location filename="../plugin/main.py" line="115"/>

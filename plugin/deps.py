@@ -22,6 +22,7 @@ from pathlib import Path
 from .i18n import tr
 
 # import name -> pip package name
+# (never shapely: its wheel brings a second GEOS, and QGIS has loaded one already)
 REQUIRED = {"cv2": "opencv-python-headless", "skimage": "scikit-image", "tqdm": "tqdm",
             "scipy": "scipy", "pyproj": "pyproj", "numpy": "numpy"}
 # import name -> Debian 12 / Ubuntu package name

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from qgis.core import QgsSettings
+from qgis.core import QgsApplication, QgsSettings
 from qgis.PyQt.QtCore import QCoreApplication, QLocale, QTranslator
 
 CONTEXT = "@default"
@@ -33,7 +33,12 @@ def number(value: float, decimals: int = 2) -> str:
 
 
 def qgis_locale() -> str:
-    """QGIS's user interface language, e.g. ``fr`` (what the user chose in QGIS settings)."""
+    """QGIS's user interface language, e.g. ``fr``: the translation QGIS runs in (``qgis
+    --lang fr`` included), else the language chosen in QGIS's settings, else the system's."""
+    app = QgsApplication.instance()
+    running = app.translation() if isinstance(app, QgsApplication) else ""
+    if running:
+        return running[:2]
     settings = QgsSettings()
     if settings.value("locale/overrideFlag", False, type=bool):
         name = settings.value("locale/userLocale", "") or ""

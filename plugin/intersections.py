@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import numpy as np
 from qgis.core import (
     QgsCoordinateReferenceSystem,
     QgsCoordinateTransformContext,
@@ -38,35 +39,42 @@ def intersection_fields() -> QgsFields:
     return make_fields(FIELDS)
 
 
-def intersection_features(result, graticule=None) -> list[QgsFeature]:
-    """Point features (output CRS) of a ``core.georef.GeorefResult``'s GCPs.
-
-    ``graticule``: the detection the GCPs came from (gives column and row); without it,
-    or when the GCPs came from a file as they are, column and row are NULL.
-    """
+def intersection_features(result) -> list[QgsFeature]:
+    """Point features (output CRS) of a ``core.georef.GeorefResult``'s GCPs, from its
+    arrays; column, row, easting and northing are NULL where core has none (GCPs fitted
+    from a file as they are)."""
     fields = intersection_fields()
-    rows = result.report.get("gcps", [])
-    index = None
-    if graticule is not None and len(graticule) == len(rows):
-        index = graticule.index
+    n = len(result.pixel_xy)
+    index = result.grid_index if result.grid_index is not None else [(None, None)] * n
+    grid = result.grid_xy if result.grid_xy is not None else [(None, None)] * n
+    res_px = np.hypot(*np.asarray(result.residual_px, dtype=np.float64).T)
+    res_map = np.hypot(*np.asarray(result.residual_map, dtype=np.float64).T)
     features = []
-    for k, gcp in enumerate(rows):
+    for k in range(n):
         feat = QgsFeature(fields)
-        mx, my = gcp["map"]
+        mx, my = (float(v) for v in result.map_xy[k])
         feat.setGeometry(QgsGeometry.fromPointXY(QgsPointXY(mx, my)))
-        grid = gcp.get("grid") or [None, None]
+        column, row = index[k]
+        easting, northing = grid[k]
         feat.setAttributes([
-            int(gcp["id"]),
-            None if index is None else int(index[k, 0]),
-            None if index is None else int(index[k, 1]),
-            grid[0], grid[1], gcp["pixel"][0], gcp["pixel"][1],
-            gcp["residual_px"]["length"], gcp["residual_map"]["length"], bool(gcp["used"]),
+            k + 1, _int_or_none(column), _int_or_none(row), _float_or_none(easting),
+            _float_or_none(northing), float(result.pixel_xy[k, 0]),
+            float(result.pixel_xy[k, 1]), float(res_px[k]), float(res_map[k]),
+            bool(result.inliers[k]),
         ])
         features.append(feat)
     return features
 
 
-def write_intersections_gpkg(path: str | os.PathLike, result, graticule,
+def _int_or_none(value) -> int | None:
+    return None if value is None else int(value)
+
+
+def _float_or_none(value) -> float | None:
+    return None if value is None else float(value)
+
+
+def write_intersections_gpkg(path: str | os.PathLike, result,
                              crs: QgsCoordinateReferenceSystem) -> Path:
     """Write the intersections as a GeoPackage layer ``intersections``, atomically."""
     from ..core.atomic import atomic_output
@@ -81,7 +89,7 @@ def write_intersections_gpkg(path: str | os.PathLike, result, graticule,
                                             crs, QgsCoordinateTransformContext(), options)
         if writer.hasError() != QgsVectorFileWriter.WriterError.NoError:
             raise OSError(tr("cannot write {0}: {1}").format(target, writer.errorMessage()))
-        ok = writer.addFeatures(intersection_features(result, graticule))
+        ok = writer.addFeatures(intersection_features(result))
         error = writer.errorMessage()
         del writer  # closes the file
         if not ok:

@@ -27,17 +27,28 @@ def resolve_mask(sheet: Path, mask: str | Path | None) -> Path | None:
     return mask_for_input(sheet)
 
 
+def detection_area(sheet: Path, mask: str | Path | None) -> str:
+    """What detection searches, as core takes it: the mask file given or found beside the
+    sheet, else ``"compute"`` (the map area found by ``core.maparea``, as the command line
+    does)."""
+    from ..core.graticule.sheet import COMPUTE
+
+    found = resolve_mask(sheet, mask)
+    return COMPUTE if found is None else str(found)
+
+
 def detect(sheet: Path, mask: str | Path | None, progress: Progress | None, *,
            spacing_px: float | None = None):
     """Detect the graticule intersections of ``sheet`` -> ``core`` GraticuleResult.
 
-    ``mask``: the map-area mask (None: ``NNN-INPUT-MASK.png`` beside the sheet if present);
-    ``spacing_px``: the distance between grid lines in pixels if known.
+    ``mask``: the map-area mask (None: ``NNN-INPUT-MASK.png`` beside the sheet if present,
+    else the computed map area); ``spacing_px``: the distance between grid lines in pixels
+    if known.
     """
-    from ..core.graticule import detect_graticule
+    from ..core.graticule import detect_on_sheet
 
-    return detect_graticule(str(sheet), _opt(resolve_mask(sheet, mask)),
-                            spacing_px=spacing_px, progress=progress)
+    return detect_on_sheet(str(sheet), detection_area(sheet, mask), spacing_px=spacing_px,
+                           progress=progress)
 
 
 @dataclass
@@ -82,26 +93,18 @@ def intersections_path(result) -> Path:
 
 
 def georeference(req: GeorefRequest, progress: Progress | None) -> GeorefOutcome:
-    """Detect (unless done), georeference, and write the intersections GeoPackage."""
+    """One core call (which detects unless ``req.graticule`` is given), then the
+    intersections GeoPackage from the arrays core returns."""
     from ..core.georef import georeference as core_georeference
     from ..core.progress import report, sub_progress
+    from .intersections import write_intersections_gpkg
 
-    mask = resolve_mask(req.sheet, req.mask)
-    graticule = req.graticule
-    if graticule is None:
-        graticule = detect(req.sheet, mask, sub_progress(progress, 0.0, 0.45))
     result = core_georeference(
         req.sheet, req.crs, grid_crs=req.grid_crs, spacing=req.spacing, anchors=req.anchors,
         gcps=req.gcps, transform=req.transform, outdir=req.outdir,
-        mask=mask if mask is not None else False, graticule=graticule,
-        progress=sub_progress(progress, 0.45, 0.95))
-    from .intersections import write_intersections_gpkg
-
+        mask=req.mask if req.mask else "auto", graticule=req.graticule,
+        progress=sub_progress(progress, 0.0, 0.95))
     crs = crs_from_wkt(result.report["crs"]["output_wkt"])
-    gpkg = write_intersections_gpkg(intersections_path(result), result, graticule, crs)
+    gpkg = write_intersections_gpkg(intersections_path(result), result, crs)
     report(progress, 1.0, tr("done"))
-    return GeorefOutcome(result, graticule, gpkg, req.sheet)
-
-
-def _opt(path: Path | None) -> str | None:
-    return None if path is None else str(path)
+    return GeorefOutcome(result, result.graticule, gpkg, req.sheet)

@@ -10,7 +10,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from qgis.core import QgsPointXY, QgsProviderRegistry, QgsRasterLayer
+from qgis.core import (
+    QgsCoordinateReferenceSystem,
+    QgsPointXY,
+    QgsProviderRegistry,
+    QgsRasterLayer,
+)
 
 from .i18n import tr
 
@@ -49,3 +54,16 @@ def layer_to_pixel(layer: QgsRasterLayer, point: QgsPointXY) -> tuple[float, flo
     sx = ext.width() / layer.width()
     sy = ext.height() / layer.height()
     return ((point.x() - ext.xMinimum()) / sx - 0.5, (ext.yMaximum() - point.y()) / sy - 0.5)
+
+
+def output_crs(layer: QgsRasterLayer, path: Path) -> QgsCoordinateReferenceSystem:
+    """The CRS for features placed on ``layer`` with :func:`pixel_to_layer`: the layer's
+    when its file is georeferenced, else the "undefined Cartesian" engineering CRS that core
+    gives pixel outputs (QGIS gives an unreferenced image a CRS of its own choosing, often
+    EPSG:4326, but these coordinates are pixels, not degrees)."""
+    from ..core.blocks.georeference import raster_georeference
+    from ..core.blocks.gpkg import UNDEFINED_CARTESIAN
+
+    if raster_georeference(path) is None:
+        return QgsCoordinateReferenceSystem.fromWkt(UNDEFINED_CARTESIAN)
+    return layer.crs()

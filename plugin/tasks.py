@@ -14,8 +14,8 @@ from typing import Any
 
 from qgis.core import Qgis, QgsMessageLog, QgsTask
 
+from .errors import user_message
 from .i18n import tr
-from .messages import plain_words
 
 LOG_TAG = "Graticule Georeferencer"
 Job = Callable[[Callable[[float, str], None]], Any]
@@ -26,7 +26,7 @@ def describe_error(exc: BaseException) -> tuple[str, str | None]:
     from ..core.errors import InputError
 
     if isinstance(exc, InputError):
-        return plain_words(str(exc)), None
+        return user_message(exc), None
     if isinstance(exc, MemoryError):
         return tr("Not enough memory for this sheet: close other programs and try again."), None
     details = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))

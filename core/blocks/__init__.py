@@ -7,10 +7,20 @@ coordinates, or a map CRS with :func:`load_georeference`). Command line:
 """
 
 from .export import layers_for, level_png, write_outputs
-from .georeference import Georeference, load_georeference
+from .georeference import Georeference, find_georeference, load_georeference
 from .pipeline import LEVELS, Segmentation, segment_sheet, shapes_from_lines
 from .settings import BlockSettings
 
-__all__ = ["LEVELS", "BlockSettings", "Georeference", "Segmentation", "layers_for",
-           "level_png", "load_georeference", "segment_sheet", "shapes_from_lines",
-           "write_outputs"]
+__all__ = [
+           "LEVELS",
+           "BlockSettings",
+           "Georeference",
+           "Segmentation",
+           "find_georeference",
+           "layers_for",
+           "level_png",
+           "load_georeference",
+           "segment_sheet",
+           "shapes_from_lines",
+           "write_outputs",
+]

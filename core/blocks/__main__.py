@@ -27,7 +27,7 @@ from ..imageio import check_readable_file
 from ..mapseg_names import INPUT_MASK, OUTPUT_PRED, list_inputs, mask_for_input, sheet_id
 from ..outputs import check_outputs
 from .export import write_outputs
-from .georeference import Georeference, load_georeference
+from .georeference import Georeference, find_georeference, load_georeference
 from .pipeline import LEVELS, segment_sheet
 from .settings import BlockSettings
 
@@ -53,9 +53,15 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--georef", type=Path, metavar="DIR_OR_POINTS",
                     help="output of core.georef (its directory or .points file): polygons "
                          "in its CRS; directory mode: a directory holding NNN_georef/ or "
-                         "NNN.points")
+                         "NNN.points (default for one sheet: its own geotransform, else "
+                         "<stem>_georef/<stem>.points or <file name>.points beside it, else "
+                         "pixel coordinates)")
     ap.add_argument("--tolerance", type=number("tolerance", minimum=0, maximum=100, unit="px"),
-                    default=1.5, help="polygon simplification, pixels (default 1.5)")
+                    default=1.5,
+                    help="polygon simplification: the largest distance, in pixels, of a "
+                         "simplified boundary from the pixel boundary (Douglas-Peucker on "
+                         "each boundary shared by two polygons); 0 keeps the pixel "
+                         "boundaries (default 1.5)")
     ap.add_argument("--scale", type=number("scale", minimum=0.05, maximum=20), default=1.0,
                     help="scan pixels per metre / 2.363 (default 1: 1:5000 at 300 dpi)")
     ap.add_argument("--lines", action="store_true",
@@ -105,8 +111,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         gpkg = Path(args.gpkg)
         if gpkg.suffix.lower() != ".gpkg":
             raise InputError(f"{gpkg}: the GeoPackage name must end with .gpkg")
-    georef = (load_georeference(args.georef, args.input.stem)
-              if args.georef is not None else None)
+    georef = None
+    if gpkg is not None:   # the georeference given, else the sheet's own or one beside it
+        georef, where = find_georeference(args.input, args.georef)
+        print(f"{gpkg.name}: polygons {where}", file=sys.stderr)
     _process(args.input, args.output, gpkg, _mask_for(args.input, args.mask, False),
              args.level, georef, args)
     return 0

@@ -15,7 +15,8 @@ from ..progress import ProgressCallback, report
 from .georeference import Georeference
 from .gpkg import LayerData, write_gpkg
 from .pipeline import Segmentation, check_level
-from .vectorize import transform_geoms, vectorize
+from .rings import transform_geoms
+from .vectorize import vectorize
 
 
 def level_png(seg: Segmentation, level: str) -> np.ndarray:
@@ -48,7 +49,7 @@ def layers_for(seg: Segmentation, level: str, georef: Georeference | None = None
 
     if len(names) == 1:
         return [layer(names[0])]
-    # GDAL's polygonize and GEOS's simplification release the GIL: one thread per layer
+    # GDAL's polygonize, OpenCV and GEOS's checks release the GIL: one thread per layer
     with ThreadPoolExecutor(max_workers=len(names)) as pool:
         return list(pool.map(layer, names))
 

@@ -154,3 +154,61 @@ def load_georeference(target: str | os.PathLike, stem: str | None = None) -> Geo
         forward = _affine_fit(gcps.pixel_xy, gcps.map_xy)
     unit = crs.axis_info[0].unit_name if crs.axis_info else "unknown"
     return Georeference(forward, crs.to_wkt(), kind, bool(crs.is_geographic), unit, points_file)
+
+
+def raster_georeference(sheet: str | os.PathLike) -> Georeference | None:
+    """The sheet's own georeference (a GeoTIFF with a geotransform and a CRS, such as the
+    raster ``core.georef`` writes), or None when the file has none."""
+    from osgeo import gdal
+
+    gdal.UseExceptions()
+    try:
+        ds = gdal.Open(str(sheet))
+    except RuntimeError:
+        return None
+    gt = ds.GetGeoTransform(can_return_null=True)
+    wkt = ds.GetProjection()
+    ds = None
+    if gt is None or not wkt:
+        return None
+    crs = _parse_crs(wkt, Path(sheet))
+    a = np.array(gt, dtype=np.float64)
+
+    def forward(xy: np.ndarray) -> np.ndarray:
+        xy = np.asarray(xy, dtype=np.float64).reshape(-1, 2)
+        return np.column_stack([a[0] + a[1] * xy[:, 0] + a[2] * xy[:, 1],
+                                a[3] + a[4] * xy[:, 0] + a[5] * xy[:, 1]])
+
+    unit = crs.axis_info[0].unit_name if crs.axis_info else "unknown"
+    return Georeference(forward, crs.to_wkt(), "affine", bool(crs.is_geographic), unit,
+                        Path(sheet))
+
+
+def find_georeference(sheet: str | os.PathLike,
+                      given: str | os.PathLike | None = None
+                      ) -> tuple[Georeference | None, str]:
+    """Where a sheet's polygons go, and a short note saying so.
+
+    The first that applies: ``given`` (a ``.points`` file or a ``core.georef`` output
+    folder); the sheet's own geotransform and CRS; ``<stem>_georef/<stem>.points`` beside
+    the sheet (``core.georef``'s default output); ``<sheet file name>.points`` beside it
+    (where QGIS's georeferencer saves GCPs); else None: pixel coordinates.
+
+    Returns
+    -------
+    (Georeference or None, note)
+        ``note`` is one phrase, e.g. ``"georeferenced with 001.points"``.
+    """
+    sheet = Path(sheet)
+    if given is not None:
+        georef = load_georeference(given, sheet.stem)
+        return georef, f"georeferenced with {georef.points_file.name}"
+    own = raster_georeference(sheet)
+    if own is not None:
+        return own, "georeferenced like the sheet"
+    for candidate in (sheet.with_name(f"{sheet.stem}_georef") / f"{sheet.stem}.points",
+                      sheet.with_name(sheet.name + ".points")):
+        if candidate.is_file():
+            georef = load_georeference(candidate, sheet.stem)
+            return georef, f"georeferenced with {candidate.name}"
+    return None, "in pixel coordinates (no georeference found)"

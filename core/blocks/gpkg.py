@@ -16,9 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import shapely
 
-from .vectorize import as_multipolygon
+from .rings import geodesic_area_perimeter, planar_area_perimeter, to_wkb
 
 UNDEFINED_CARTESIAN = 'LOCAL_CS["Undefined Cartesian SRS"]'
 PIXEL_DESCRIPTION = ("pixel coordinates of {source}: x = column, y = -row (origin at the "
@@ -28,7 +27,8 @@ PIXEL_DESCRIPTION = ("pixel coordinates of {source}: x = column, y = -row (origi
 
 @dataclass
 class LayerData:
-    """One level's polygons: ``geoms[i]`` is component i (index 0 unused)."""
+    """One level's polygons: ``geoms[i]`` is component i (index 0 unused), a list of
+    polygons as NumPy rings (:mod:`.rings`) or None."""
 
     name: str
     geoms: list
@@ -49,14 +49,9 @@ def measures(geoms: list, geographic_crs_wkt: str | None = None) -> tuple[np.nda
 
         geod = pyproj.CRS.from_wkt(geographic_crs_wkt).get_geod()
     for i, g in enumerate(geoms):
-        if g is None:
-            continue
-        if geod is None:
-            area[i] = shapely.area(g)
-            perimeter[i] = shapely.length(g)
-        else:
-            a, p = geod.geometry_area_perimeter(g)
-            area[i], perimeter[i] = abs(a), p
+        if g is not None:
+            area[i], perimeter[i] = (planar_area_perimeter(g) if geod is None
+                                     else geodesic_area_perimeter(g, geod))
     return area, perimeter
 
 
@@ -110,8 +105,7 @@ def write_gpkg(path: str | os.PathLike, layers: list[LayerData], source: str, *,
                 if layer_data.parents is not None:
                     feature.SetField("parent_id", int(layer_data.parents[i]))
                 feature.SetField("source", source)
-                feature.SetGeometry(ogr.CreateGeometryFromWkb(
-                    shapely.to_wkb(as_multipolygon(g))))
+                feature.SetGeometry(ogr.CreateGeometryFromWkb(to_wkb(g)))
                 layer.CreateFeature(feature)
             layer.CommitTransaction()
     finally:

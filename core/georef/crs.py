@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, option
 
 #: Named CRSs accepted wherever a CRS is asked for (names are case-insensitive).
 PRESETS: dict[str, str] = {
@@ -131,7 +131,8 @@ def transform_points(points: np.ndarray, src: pyproj.CRS, dst: pyproj.CRS) -> np
     out = np.column_stack([np.asarray(x, float), np.asarray(y, float)])
     if not np.all(np.isfinite(out)):
         raise InputError(f"some points cannot be transformed from {crs_label(src)} to "
-                         f"{crs_label(dst)}; check --crs and --grid-crs")
+                         f"{crs_label(dst)}; check {option('crs')} and {option('grid-crs')}",
+                         field="grid-crs")
     return out
 
 

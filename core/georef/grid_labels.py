@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, option
 from ..graticule.result import GraticuleResult, LineFamily
 from ..limits import MAX_MAP_COORD, MAX_PIXEL_COORD, coordinate_problem
 
@@ -37,6 +37,10 @@ ORIENTATIONS = [r @ NORTH_UP for r in _ROTATIONS] + list(_ROTATIONS)
 _NORTH_NAMES = {(0, -1): "up", (1, 0): "right", (0, 1): "down", (-1, 0): "left"}
 #: Farthest an anchor may be from its grid node, in grid cells (the detected spacing).
 MAX_ANCHOR_OFFSET = 0.25
+#: The error when nothing says which intersection is which.
+NO_ANCHOR = (f"which intersection is which? give {option('anchor')} X,Y=E,N (the grid node "
+             "nearest pixel X,Y has grid coordinates E,N; two anchors fix any rotation) or "
+             f"{option('gcps')} FILE.points (QGIS GCPs of known nodes)")
 _NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
 _PAIR = rf"\s*({_NUMBER})\s*,\s*({_NUMBER})\s*"
 _ANCHOR_RE = re.compile(rf"^{_PAIR}={_PAIR}$")
@@ -54,12 +58,12 @@ class Anchor:
     source: str = "anchor"
 
 
-def parse_anchor(text: str, source: str = "--anchor") -> Anchor:
+def parse_anchor(text: str, source: str = option("anchor")) -> Anchor:
     """Parse ``X,Y=E,N`` (pixel position = grid coordinates); InputError if malformed."""
     m = _ANCHOR_RE.match(str(text))
     if not m:
         raise InputError(f"{source} {text!r} is not X,Y=E,N (pixel x,y = grid easting,"
-                         "northing), e.g. --anchor 2276,1667=-1000,2000")
+                         "northing), e.g. 2276,1667=-1000,2000", field="anchor", value=text)
     x, y, e, n = (float(g) for g in m.groups())
     problem = (coordinate_problem((x, y), MAX_PIXEL_COORD, "px")
                or coordinate_problem((e, n), MAX_MAP_COORD))
@@ -207,10 +211,10 @@ def solve_labelling(anchor_index: np.ndarray, anchor_grid: np.ndarray, spacing: 
     anchors = list(anchors) if anchors is not None else [
         Anchor((np.nan, np.nan), tuple(g), f"anchor {i + 1}") for i, g in enumerate(grid)]
     if k == 0:
-        raise InputError("no anchor: say which intersection is which with --anchor X,Y=E,N "
-                         "(pixel x,y = grid easting,northing) or --gcps FILE.points")
+        raise InputError(NO_ANCHOR, field="anchor")
     if not spacing > 0:
-        raise InputError(f"--spacing must be a positive distance, not {spacing}")
+        raise InputError(f"{option('spacing')} must be a positive distance, not {spacing}",
+                         field="spacing", value=spacing)
     tol = 0.25 * spacing
     distinct_nodes = len(np.unique(idx, axis=0))
     candidates = ORIENTATIONS[:1] if distinct_nodes == 1 else ORIENTATIONS
@@ -226,7 +230,8 @@ def solve_labelling(anchor_index: np.ndarray, anchor_grid: np.ndarray, spacing: 
     if k >= 2 and count < 2:
         names = ", ".join(a.source for a in anchors)
         raise InputError(f"the anchors disagree ({names}): no grid of spacing {spacing:g} "
-                         "fits two of them; check their grid coordinates and --spacing")
+                         f"fits two of them; check their grid coordinates and {option('spacing')}",
+                         field="anchor")
     warnings = []
     rejected = [i for i in range(k) if not agree[i]]
     for i in rejected:
@@ -290,8 +295,7 @@ def label_intersections(result: GraticuleResult, anchors: list[Anchor], spacing:
     InputError (see :func:`check_anchor_distances`, which ``in_map`` is passed to).
     """
     if not anchors:
-        raise InputError("no anchor: say which intersection is which with --anchor X,Y=E,N "
-                         "(pixel x,y = grid easting,northing) or --gcps FILE.points")
+        raise InputError(NO_ANCHOR, field="anchor")
     pix = np.array([a.pixel_xy for a in anchors], dtype=np.float64) - CENTRE_TO_CORNER
     idx = snap_to_grid(result, pix)
     check_anchor_distances(result, pix, anchors, in_map)

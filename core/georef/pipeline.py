@@ -31,7 +31,7 @@ import numpy as np
 
 from .. import __version__
 from ..atomic import atomic_outputs
-from ..errors import InputError, NoGraticuleError
+from ..errors import InputError, NoGraticuleError, option
 from ..formats.qgis_points import GroundControlPoints, read_points_file, write_points_file
 from ..graticule.result import GraticuleResult
 from ..imageio import check_readable_file, image_size
@@ -41,7 +41,14 @@ from ..progress import ProgressCallback, report, sub_progress
 from . import crs as crsmod
 from . import raster_output as ro
 from . import report as rep
-from .grid_labels import CENTRE_TO_CORNER, Anchor, Labelling, label_intersections, parse_anchor
+from .grid_labels import (
+    CENTRE_TO_CORNER,
+    NO_ANCHOR,
+    Anchor,
+    Labelling,
+    label_intersections,
+    parse_anchor,
+)
 from .robust import METHODS, robust_fit
 from .transforms import (
     GDAL_ORDER,
@@ -55,6 +62,8 @@ from .transforms import (
 #: atlas's 2363 px cells).
 DEFAULT_THRESHOLD_CELLS = 0.03
 Detector = Callable[..., GraticuleResult]
+#: How to go on without detection (end of an error message).
+GCPS_ONLY = (f"give the GCPs with {option('gcps')} FILE.points {option('gcps-only')}")
 #: The warning of a fit whose residuals are 0 by construction (no redundancy).
 NO_REDUNDANCY = ("no redundancy: {used} GCPs determine a {kind} transform exactly, so the "
                  "residuals are 0 whatever the GCPs are and the RMSE says nothing about "
@@ -76,6 +85,14 @@ class GeorefResult:
         labelling: how intersections were named (None with ``gcps_only``).
         warnings: sentences also written to the reports.
         report: the JSON report as a dict.
+        graticule: the detection the GCPs came from (None with ``gcps_only``); GCP ``k`` is
+            its intersection ``k``.
+        grid_index: ``(N, 2)`` int, each GCP's (column, row) in that detection (column
+            grows with x, row with y down), or None with ``gcps_only``.
+        residual_px: ``(N, 2)`` map position sent back to the image minus the pixel
+            position, in pixels (x right, y down).
+        residual_map: ``(N, 2)`` fitted map position minus the GCP's map position, in
+            output-CRS units.
     """
 
     outputs: dict[str, Path]
@@ -90,6 +107,10 @@ class GeorefResult:
     labelling: Labelling | None
     warnings: list[str] = field(default_factory=list)
     report: dict = field(default_factory=dict)
+    graticule: GraticuleResult | None = None
+    grid_index: np.ndarray | None = None
+    residual_px: np.ndarray | None = None
+    residual_map: np.ndarray | None = None
 
     @property
     def rejected(self) -> list[int]:
@@ -157,8 +178,8 @@ def _load_detector() -> Detector:
     try:
         from ..graticule import detect_on_sheet
     except ImportError:
-        raise InputError("graticule detection is not available in this version; give the "
-                         "GCPs with --gcps FILE.points --gcps-only") from None
+        raise InputError("graticule detection is not available in this version; " + GCPS_ONLY,
+                         field="gcps") from None
     return detect_on_sheet
 
 
@@ -188,18 +209,19 @@ def _points_file(gcps, inp: Path) -> tuple[Path | None, GroundControlPoints | No
 def _labelled_detections(inp: Path, area: str | None, anchors: list[Anchor],
                          spacing: float, graticule: GraticuleResult | None,
                          detect: Detector | None, progress: ProgressCallback | None
-                         ) -> tuple[np.ndarray, np.ndarray, float, Labelling]:
+                         ) -> tuple[np.ndarray, np.ndarray, float, Labelling,
+                                    GraticuleResult]:
     """Detected intersections (GCP pixel convention), their grid coordinates, the cell size
-    in pixels and the labelling."""
+    in pixels, the labelling and the detection."""
     if graticule is None:
         detector = detect or _load_detector()
         graticule = detector(str(inp), area, progress=sub_progress(progress, 0.0, 0.5))
     if len(graticule) == 0:
-        raise NoGraticuleError(f"{inp}: no graticule intersection was found; give the "
-                               "GCPs with --gcps FILE.points --gcps-only")
+        raise NoGraticuleError(f"{inp}: no graticule intersection was found; " + GCPS_ONLY,
+                               field="input", value=str(inp))
     grid, labelling = label_intersections(graticule, anchors, spacing, _map_area_test(inp, area))
     pixel = graticule.points + CENTRE_TO_CORNER  # detection -> GDAL/QGIS convention
-    return pixel, grid, _cell_size_px(pixel, grid, spacing, graticule), labelling
+    return pixel, grid, _cell_size_px(pixel, grid, spacing, graticule), labelling, graticule
 
 
 def _map_area_test(inp: Path, area: str | None):
@@ -304,18 +326,17 @@ def georeference(input_path: str | os.PathLike, crs: str, *, grid_crs: str | Non
         raise InputError(f"unknown resampling {resampling!r}; choose one of "
                          f"{', '.join(ro.RESAMPLING)}")
     if not (spacing > 0 and np.isfinite(spacing)):
-        raise InputError(f"--spacing must be a positive distance, not {spacing}")
-    anchor_list = [a if isinstance(a, Anchor) else parse_anchor(a, f"--anchor {k + 1}")
+        raise InputError(f"{option('spacing')} must be a positive distance, not {spacing}",
+                         field="spacing", value=spacing)
+    anchor_list = [a if isinstance(a, Anchor) else parse_anchor(a, f"{option('anchor')} {k + 1}")
                    for k, a in enumerate(anchors)]
     gcp_path, known = _points_file(gcps, inp)
     if gcps_only and (known is None or len(known) == 0):
-        raise InputError("--gcps-only needs a .points file with GCPs: give --gcps FILE.points")
+        raise InputError(f"{option('gcps-only')} needs a .points file with GCPs: give "
+                         f"{option('gcps')} FILE.points", field="gcps")
     if not gcps_only and not anchor_list and (known is None or len(known) == 0):
-        raise InputError(
-            "which intersection is which? give --anchor X,Y=E,N (the grid node nearest pixel "
-            "X,Y has grid coordinates E,N; two anchors fix any rotation) or --gcps "
-            f"FILE.points (QGIS GCPs of known nodes; {inp.stem}.points beside the input is "
-            "used by default)")
+        raise InputError(f"{NO_ANCHOR[:-1]}; {inp.stem}.points beside the input is used by "
+                         "default)", field="anchor")
     mask_path = _resolve_mask(mask, inp, size)
     out = Path(outdir) if outdir is not None else default_outdir(inp)
     check_outputs(_output_paths(out, inp, affine=True).values(), folders={"outdir": out},
@@ -324,6 +345,7 @@ def georeference(input_path: str | os.PathLike, crs: str, *, grid_crs: str | Non
     # ---- GCPs: pixel positions and grid / map coordinates
     labelling, searched = None, None
     if gcps_only:
+        graticule = None
         pixel = known.pixel_xy.copy()
         grid = _gcps_in(known, g_crs, str(gcp_path))
         cell_px = _cell_size_px(pixel, grid, spacing, None)
@@ -334,7 +356,7 @@ def georeference(input_path: str | os.PathLike, crs: str, *, grid_crs: str | Non
                             for k, (p, g) in enumerate(zip(known.pixel_xy, kgrid,
                                                            strict=True))]
         searched = "given" if graticule is not None else _detection_area(mask, mask_path)
-        pixel, grid, cell_px, labelling = _labelled_detections(
+        pixel, grid, cell_px, labelling, graticule = _labelled_detections(
             inp, searched, anchor_list, spacing, graticule, detect, progress)
     report(progress, 0.5, "GCPs ready")
     mapxy = crsmod.transform_points(grid, g_crs, out_crs)
@@ -353,7 +375,11 @@ def georeference(input_path: str | os.PathLike, crs: str, *, grid_crs: str | Non
     result = GeorefResult(outputs=_output_paths(out, inp, fitted.is_affine),
                           transform=fitted, inliers=inliers, pixel_xy=pixel, map_xy=mapxy,
                           grid_xy=grid, rmse_map=fitted.rmse_map, rmse_px=fitted.rmse_px,
-                          threshold_px=threshold, labelling=labelling, warnings=warnings)
+                          threshold_px=threshold, labelling=labelling, warnings=warnings,
+                          graticule=graticule,
+                          grid_index=None if graticule is None else graticule.index.copy(),
+                          residual_px=fitted.inverse(mapxy) - pixel,
+                          residual_map=fitted.forward(pixel) - mapxy)
     result.report = _report_dict(result, inp, size, mask_path, gcp_path, out_crs, g_crs,
                                  spacing, resampling, outliers, searched)
     _write_outputs(result, inp, mask_path, resampling, overviews, progress)
@@ -394,8 +420,8 @@ def _report_dict(r: GeorefResult, inp: Path, size: tuple[int, int], mask_path: P
         "summary": {"gcps": len(r.pixel_xy), "used": int(r.inliers.sum()),
                     "rejected": len(r.rejected), "rmse_px": r.rmse_px, "rmse_map": r.rmse_map,
                     "redundancy": redundancy(t.kind, int(r.inliers.sum()))},
-        "gcps": rep.gcp_table(r.pixel_xy, r.map_xy, r.grid_xy, r.inliers,
-                              t.inverse(r.map_xy) - r.pixel_xy, t.forward(r.pixel_xy) - r.map_xy),
+        "gcps": rep.gcp_table(r.pixel_xy, r.map_xy, r.grid_xy, r.inliers, r.residual_px,
+                              r.residual_map),
         "outputs": {k: str(v) for k, v in r.outputs.items()},
         "warnings": r.warnings,
     }
@@ -427,10 +453,10 @@ def _write_outputs(r: GeorefResult, inp: Path, mask_path: Path | None, resamplin
         if overviews:
             ro.build_overviews(tmp["tif"])
         write_points_file(tmp["points"], GroundControlPoints(r.map_xy, r.pixel_xy, used, wkt),
-                          t.inverse(r.map_xy) - r.pixel_xy)
+                          r.residual_px)
         tmp["json"].write_text(rep.to_json(r.report), encoding="utf-8")
         png = rep.residual_plot_png(inp, tuple(r.report["image_size"]), r.pixel_xy,
-                                    t.inverse(r.map_xy) - r.pixel_xy, used,
+                                    r.residual_px, used,
                                     f"{inp.name}: {t.kind}, RMSE {r.rmse_px:.2f} px")
         tmp["html"].write_text(rep.to_html(r.report, png), encoding="utf-8")
         report(progress, 1.0, "done")

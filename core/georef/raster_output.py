@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, option
 from ..interrupts import deferred, pending
 from ..progress import Cancelled, ProgressCallback, report, sub_progress
 
@@ -316,8 +316,9 @@ def suggested_output_grid(forward, width: int, height: int,
                            np.column_stack([np.zeros_like(t), t * height])])
     m = forward(edge)
     if not np.all(np.isfinite(m)):
-        raise InputError("the transform sends part of the image to infinity; choose "
-                         "--transform affine or check the GCPs")
+        raise InputError(f"the transform sends part of the image to infinity; set "
+                         f"{option('transform')} to affine or check the GCPs",
+                         field="transform")
     corners = forward(np.array([[0.0, 0.0], [width, height]]))
     diag = float(np.hypot(*(corners[1] - corners[0])))
     res = diag / float(np.hypot(width, height))

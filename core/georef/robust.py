@@ -28,7 +28,7 @@ import math
 import numpy as np
 from scipy.special import erf
 
-from ..errors import InputError
+from ..errors import InputError, option
 from .transforms import MIN_POINTS, FittedTransform, check_kind, fit_transform
 
 METHODS: tuple[str, ...] = ("magsac", "ransac", "none")
@@ -241,7 +241,8 @@ def robust_fit(pixel_xy: np.ndarray, map_xy: np.ndarray, kind: str = "affine", *
     if n_in < MIN_POINTS[kind]:
         raise InputError(f"only {n_in} of {n} GCPs agree within {threshold_px:g} px; the "
                          f"{kind} transform needs {MIN_POINTS[kind]}: check the anchors, "
-                         "raise --threshold or choose a simpler --transform")
+                         f"raise {option('threshold')} or choose a transform with fewer unknowns "
+                         f"({option('transform')})", field="threshold")
     fit = fit_transform(pixel[inliers], mapxy[inliers], kind)
     # make the inliers exactly the points within the threshold of the returned fit
     for _ in range(10):

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, option
 
 KINDS: tuple[str, ...] = ("helmert", "affine", "projective", "poly2", "poly3", "tps")
 MIN_POINTS: dict[str, int] = {"helmert": 2, "affine": 3, "projective": 4, "poly2": 6,
@@ -205,25 +205,25 @@ def _validate(pixel_xy, map_xy, weights) -> tuple[np.ndarray, np.ndarray, np.nda
 def _check_count(kind: str, n: int) -> None:
     need = MIN_POINTS[kind]
     if n < need:
-        hint = {"helmert": "", "affine": " or use --transform helmert",
-                "projective": " or use --transform affine",
-                "poly2": " or use --transform affine", "poly3": " or use --transform poly2",
-                "tps": " or use --transform affine"}[kind]
+        simpler = {"helmert": "", "affine": "helmert", "projective": "affine",
+                   "poly2": "affine", "poly3": "poly2", "tps": "affine"}[kind]
+        hint = f" or set {option('transform')} to {simpler}" if simpler else ""
         raise InputError(f"the {kind} transform needs at least {need} GCPs, got {n}; "
-                         f"add anchors or GCPs{hint}")
+                         f"add anchors or GCPs{hint}", field="transform", value=kind)
 
 
 def _check_conditioning(kind: str, design: np.ndarray, side: str) -> None:
     s = np.linalg.svd(design, compute_uv=False)
     if s[-1] <= s[0] / COND_LIMIT:
-        detail = {"affine": "they lie on one line; --transform helmert needs only two",
+        detail = {"affine": f"they lie on one line; {option('transform')} helmert needs only two",
                   "poly2": "they lie on fewer than 3 grid lines in one direction",
                   "poly3": "they lie on fewer than 4 grid lines in one direction",
                   "tps": "they lie on one line",
                   "projective": "three of four lie on one line"}.get(kind, "they coincide")
         article = "an" if kind == "affine" else "a"
         raise InputError(f"the GCPs do not determine {article} {kind} transform in {side} "
-                         f"coordinates ({detail}); choose a simpler --transform or add GCPs")
+                         f"coordinates ({detail}); choose a transform with fewer unknowns "
+                         f"({option('transform')}) or add GCPs", field="transform", value=kind)
 
 
 def check_configuration(kind: str, pixel_xy: np.ndarray, map_xy: np.ndarray) -> None:
@@ -327,10 +327,12 @@ def _fit_projective(p, m, w) -> FittedTransform:
     h, s = _dlt(u, v, w)
     if s[-2] <= s[0] / COND_LIMIT:
         raise InputError("the GCPs do not determine a projective transform (three of four "
-                         "lie on one line); choose --transform affine or add GCPs")
+                         f"lie on one line); set {option('transform')} to affine or add GCPs",
+                         field="transform", value="projective")
     if abs(h[2, 2]) < 1e-12:
         raise InputError("the GCPs do not determine a projective transform; "
-                         "choose --transform affine")
+                         f"set {option('transform')} to affine", field="transform",
+                         value="projective")
     h = h / h[2, 2]
     sw = None if w is None else np.sqrt(np.repeat(w, 2))
 
@@ -404,7 +406,8 @@ def _fit_tps(p, m) -> FittedTransform:
         rev = RBFInterpolator(v, u, kernel="thin_plate_spline", degree=1, smoothing=0.0)
     except (np.linalg.LinAlgError, ValueError) as exc:
         raise InputError(f"the GCPs do not determine a thin plate spline ({exc}); "
-                         "choose --transform affine") from None
+                         f"set {option('transform')} to affine", field="transform",
+                         value="tps") from None
     inm, inp = np.linalg.inv(nm), np.linalg.inv(np_)
 
     def forward(q: np.ndarray) -> np.ndarray:

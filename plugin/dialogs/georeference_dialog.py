@@ -33,7 +33,7 @@ from qgis.PyQt.QtWidgets import (
     QVBoxLayout,
 )
 
-from .. import jobs
+from .. import choices, jobs
 from ..crs import DEFAULT_TARGET, core_crs_text, paris_atlas_crs
 from ..i18n import number, tr
 from ..layers import detected_points_layer, load_georef_outcome
@@ -41,16 +41,6 @@ from ..sheets import SheetError, layer_to_pixel
 from ..tasks import CoreTask
 from .task_dialog import TaskDialog
 from .widgets import file_input
-
-
-def transform_choices() -> list[tuple[str, str]]:
-    """(label, core kind) of every transform, in the order of QGIS's georeferencer."""
-    return [(tr("Helmert (shift, rotation, one scale)"), "helmert"),
-            (tr("Affine (keeps the scan's pixels)"), "affine"),
-            (tr("Projective"), "projective"),
-            (tr("Polynomial, order 2"), "poly2"),
-            (tr("Polynomial, order 3"), "poly3"),
-            (tr("Thin plate spline"), "tps")]
 
 
 def parse_number(text: str) -> float:
@@ -176,9 +166,7 @@ class GeoreferenceDialog(TaskDialog):
                 grid.addWidget(edit, r, col)
             grid.addWidget(row.pick, r, 5)
             row.pick.clicked.connect(lambda _checked=False, ar=row: self.start_picking(ar))
-        self.pick_status = QLabel(tr("Type the pixel position of an intersection and its grid "
-                                     "coordinates, or detect the intersections and pick one "
-                                     "on the map."), anchor_box)
+        self.pick_status = QLabel(self.pick_hint(), anchor_box)
         self.pick_status.setWordWrap(True)
         grid.addWidget(self.pick_status, 3, 0, 1, 6)
         self.gcps = file_input(anchor_box, tr("automatic: <sheet>.points beside the sheet, if any"),
@@ -195,7 +183,7 @@ class GeoreferenceDialog(TaskDialog):
         self.target_crs_label = QLabel(tr("Target CRS"), out_box)
         form.addRow(self.target_crs_label, self.target_crs)
         self.transform = QComboBox(out_box)
-        for label, kind in transform_choices():
+        for label, kind in choices.transforms():
             self.transform.addItem(label, kind)
         self.transform.setCurrentIndex(self.transform.findData("affine"))
         self.transform_label = QLabel(tr("Transform"), out_box)
@@ -346,8 +334,15 @@ class GeoreferenceDialog(TaskDialog):
 
     # ---- picking an anchor on the canvas ------------------------------------------------
 
+    @staticmethod
+    def pick_hint() -> str:
+        """What the anchor box says before anything is picked."""
+        return tr("Type the pixel position of an intersection and its grid coordinates, or "
+                  "detect the intersections and pick one on the map.")
+
     def _forget_detection(self) -> None:
         self.graticule = self.graticule_key = None
+        self.pick_status.setText(self.pick_hint())
         for row in self.anchor_rows:
             row.pick.setEnabled(False)
         self._remove_preview()

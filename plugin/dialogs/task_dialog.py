@@ -43,7 +43,15 @@ class TaskDialog(QDialog):
         self.mask = file_input(box, mask_placeholder, tr("PNG masks (*.png);;All files (*)"))
         self.mask_label = QLabel(tr("Map-area mask"), box)
         form.addRow(self.mask_label, self.mask)
+        self.sheet.changed.connect(self.clear_messages)
+        self.mask.fileChanged.connect(lambda _path: self.clear_messages())
         return box, form
+
+    def clear_messages(self) -> None:
+        """Forget what was said about the previous sheet: form warnings, status, progress."""
+        self.bar.clearWidgets()
+        self.status.setText("")
+        self.progress.reset()
 
     def warn(self, text: str) -> None:
         """A problem with the form, in the dialog's own message bar."""
@@ -61,7 +69,7 @@ class TaskDialog(QDialog):
     def start(self, description: str, job, on_done) -> CoreTask:
         """Run ``job(progress)`` in the background; ``on_done(task)`` when it ends."""
         def done(task: CoreTask) -> None:
-            self.task_over()
+            self.task_over(task.result is not None and not task.cancelled)
             on_done(task)
 
         task = CoreTask(description, job, done)
@@ -74,9 +82,9 @@ class TaskDialog(QDialog):
         QgsApplication.taskManager().addTask(task)
         return task
 
-    def task_over(self) -> None:
+    def task_over(self, succeeded: bool = True) -> None:
         self.task = None
-        self.progress.done()
+        self.progress.done(succeeded)
         for button in self.run_buttons:
             button.setEnabled(True)
 

@@ -28,7 +28,11 @@ def file_input(parent, placeholder: str, file_filter: str = "",
     widget.setStorageMode(mode)
     if file_filter:
         widget.setFilter(file_filter)
-    widget.lineEdit().setPlaceholderText(placeholder)
+    edit = widget.lineEdit()
+    edit.setPlaceholderText(placeholder)
+    edit.setToolTip(placeholder)
+    # wide enough to show the whole placeholder (it says what an empty field means)
+    edit.setMinimumWidth(edit.fontMetrics().horizontalAdvance(placeholder) + 24)
     return widget
 
 
@@ -139,9 +143,17 @@ class TaskProgress(QWidget):
         self.cancel_button.setEnabled(True)
         task.progressChanged.connect(lambda value: self.bar.setValue(int(value)))
 
-    def done(self) -> None:
+    def done(self, succeeded: bool = True) -> None:
+        """The task ended: a full bar when it succeeded, an empty one otherwise (never a
+        bar left half-way after a failure or a cancel)."""
         self.task = None
         self.cancel_button.setEnabled(False)
+        self.bar.setValue(100 if succeeded else 0)
+
+    def reset(self) -> None:
+        """An empty bar (a new sheet, nothing run yet)."""
+        if self.task is None:
+            self.bar.setValue(0)
 
     def cancel(self) -> None:
         if self.task is not None:

@@ -12,12 +12,17 @@ from __future__ import annotations
 import traceback
 from pathlib import Path
 
-from qgis.core import QgsProcessingAlgorithm, QgsProcessingException
+from qgis.core import (
+    QgsCoordinateReferenceSystem,
+    QgsProcessingAlgorithm,
+    QgsProcessingException,
+    QgsProcessingParameterEnum,
+)
 
 from .. import deps
+from ..errors import user_message
 from ..i18n import tr
 from ..main import icon
-from ..messages import plain_words
 from ..sheets import SheetError, layer_file
 
 HELP_URL = ("https://github.com/graticule-georeferencer/graticule-georeferencer/blob/main/"
@@ -95,6 +100,42 @@ class CoreAlgorithm(QgsProcessingAlgorithm):
         text = self.parameterAsFile(parameters, name, context)
         return Path(text) if text else None
 
+    def choice_parameter(self, name: str, label: str, options: list[tuple[str, str]],
+                         default: str) -> QgsProcessingParameterEnum:
+        """An enum parameter over ``options`` ``(label, core key)``; read it back with
+        :meth:`choice`."""
+        keys = [key for _label, key in options]
+        self.__dict__.setdefault("_choice_keys", {})[name] = keys
+        return QgsProcessingParameterEnum(name, label, options=[lab for lab, _ in options],
+                                          defaultValue=keys.index(default))
+
+    def add_choice(self, name: str, label: str, options: list[tuple[str, str]],
+                   default: str) -> None:
+        """Add :meth:`choice_parameter`."""
+        self.addParameter(self.choice_parameter(name, label, options, default))
+
+    def choice(self, parameters, name: str, context) -> str:
+        """The core key chosen for enum parameter ``name``."""
+        return self._choice_keys[name][self.parameterAsEnum(parameters, name, context)]
+
+    def crs_parameter(self, parameters, name: str, context,
+                      default: QgsCoordinateReferenceSystem | None):
+        """CRS parameter ``name``; ``default`` when left empty (if it may be). A value
+        QGIS does not know as a CRS is an error that names it (never silently replaced)."""
+        given = parameters.get(name)
+        crs = self.parameterAsCrs(parameters, name, context)
+        if crs.isValid():
+            return crs
+        label = self.parameterDefinition(name).description()
+        empty = given is None or (isinstance(given, str) and not given.strip())
+        if empty and default is not None and default.isValid():
+            return default
+        if empty:
+            raise QgsProcessingException(tr("{0}: choose a CRS.").format(label))
+        raise QgsProcessingException(tr(
+            "{0}: “{1}” is not a CRS QGIS knows; give an authority code (EPSG:2154), a PROJ "
+            "string or WKT.").format(label, given))
+
     def processAlgorithm(self, parameters, context, feedback):
         from ...core.errors import InputError
         from ...core.progress import Cancelled
@@ -105,7 +146,7 @@ class CoreAlgorithm(QgsProcessingAlgorithm):
             feedback.pushInfo(tr("Cancelled; nothing was written."))
             return {}
         except (InputError, SheetError) as exc:
-            raise QgsProcessingException(plain_words(str(exc))) from None
+            raise QgsProcessingException(user_message(exc)) from None
         except QgsProcessingException:
             raise
         except MemoryError:

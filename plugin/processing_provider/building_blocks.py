@@ -61,6 +61,11 @@ class BuildingBlocksAlgorithm(CoreAlgorithm):
         tolerance = QgsProcessingParameterNumber(
             self.TOLERANCE, tr("Simplification tolerance (pixels)"),
             QgsProcessingParameterNumber.Type.Double, defaultValue=1.5, minValue=0.0)
+        tolerance.setHelp(tr("Largest distance, in pixels, between a simplified polygon "
+                             "boundary and the pixel boundary it replaces (Douglas-Peucker "
+                             "on each boundary shared by two polygons, so that neighbours "
+                             "keep neither gaps nor overlaps); 0 keeps the exact pixel "
+                             "boundaries."))
         tolerance.setFlags(tolerance.flags()
                            | QgsProcessingParameterDefinition.Flag.FlagAdvanced)
         self.addParameter(tolerance)

@@ -19,7 +19,7 @@ from qgis.core import (
 
 from ..fields import make_fields
 from ..i18n import tr
-from ..sheets import pixel_to_layer
+from ..sheets import output_crs, pixel_to_layer
 from .base import CoreAlgorithm
 
 
@@ -51,7 +51,8 @@ class DetectGraticuleAlgorithm(CoreAlgorithm):
                   "2021 MapSeg format (x,y in pixels, y downwards) and lists the visible "
                   "crossings, as MapSeg ground truth does.\n\nMap-area "
                   "mask: a PNG (255 = map) of the sheet's size; when left empty, "
-                  "NNN-INPUT-MASK.png beside NNN-INPUT.jpg is used if present. Grid spacing: "
+                  "NNN-INPUT-MASK.png beside NNN-INPUT.jpg is used if present, else the map area "
+                  "is found automatically. Grid spacing: "
                   "the distance between grid lines in pixels, if known (0 = find it).")
 
     def initAlgorithm(self, config=None) -> None:
@@ -83,12 +84,9 @@ class DetectGraticuleAlgorithm(CoreAlgorithm):
         self.check_cancel(feedback)
         fields = point_fields()
         sink, dest = self.parameterAsSink(parameters, self.OUTPUT, context, fields,
-                                          QgsWkbTypes.Type.Point, layer.crs())
-        visible = getattr(result, "visible", None)
-        if visible is None:
-            visible = [True] * len(result)
+                                          QgsWkbTypes.Type.Point, output_crs(layer, sheet))
         for (x, y), (c, r), conf, seen in zip(result.points, result.index, result.confidence,
-                                              visible, strict=True):
+                                              result.visible, strict=True):
             feat = QgsFeature(fields)
             feat.setGeometry(QgsGeometry.fromPointXY(pixel_to_layer(layer, x, y)))
             feat.setAttributes([int(c), int(r), float(conf), bool(seen), float(x), float(y)])
@@ -98,8 +96,7 @@ class DetectGraticuleAlgorithm(CoreAlgorithm):
                                         + result.rows.spacing_px) / 2)}
         csv = self.parameterAsFileOutput(parameters, self.OUTPUT_CSV, context)
         if csv:  # MapSeg counts the crossings one can see
-            shown = result.visible_only() if hasattr(result, "visible_only") else result
-            write_points_csv(csv, shown.points, decimals=2)
+            write_points_csv(csv, result.visible_only().points, decimals=2)
             outputs[self.OUTPUT_CSV] = csv
         feedback.pushInfo(tr("{0} intersections found.").format(len(result)))
         return outputs

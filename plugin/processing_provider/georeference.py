@@ -9,14 +9,12 @@ from qgis.core import (
     QgsFeatureSink,
     QgsProcessing,
     QgsProcessingContext,
-    QgsProcessingException,
     QgsProcessingOutputFile,
     QgsProcessingOutputHtml,
     QgsProcessingOutputNumber,
     QgsProcessingOutputRasterLayer,
     QgsProcessingParameterCrs,
     QgsProcessingParameterDefinition,
-    QgsProcessingParameterEnum,
     QgsProcessingParameterFeatureSink,
     QgsProcessingParameterFile,
     QgsProcessingParameterFolderDestination,
@@ -26,13 +24,10 @@ from qgis.core import (
     QgsWkbTypes,
 )
 
+from .. import choices
 from ..crs import DEFAULT_TARGET, core_crs_text, crs_from_wkt
 from ..i18n import number, tr
 from .base import CoreAlgorithm
-
-TRANSFORMS = ("helmert", "affine", "projective", "poly2", "poly3", "tps")
-OUTLIERS = ("magsac", "ransac", "none")
-RESAMPLINGS = ("bilinear", "near", "cubic", "lanczos")
 
 
 def split_anchors(text: str) -> list[str]:
@@ -96,20 +91,15 @@ class GeoreferenceAlgorithm(CoreAlgorithm):
         self.addParameter(QgsProcessingParameterCrs(
             self.CRS, tr("Target CRS"),
             defaultValue=QgsCoordinateReferenceSystem(DEFAULT_TARGET)))
-        self.addParameter(QgsProcessingParameterEnum(
-            self.TRANSFORM, tr("Transform"),
-            options=[tr("Helmert"), tr("Affine"), tr("Projective"), tr("Polynomial, order 2"),
-                     tr("Polynomial, order 3"), tr("Thin plate spline")], defaultValue=1))
+        self.add_choice(self.TRANSFORM, tr("Transform"), choices.transforms(), "affine")
         self.addParameter(QgsProcessingParameterFile(
             self.MASK, tr("Map-area mask (PNG, optional)"), optional=True,
             fileFilter=tr("PNG masks (*.png);;All files (*)")))
         advanced = [
-            QgsProcessingParameterEnum(self.OUTLIERS, tr("Outlier rejection"),
-                                       options=["MAGSAC++", "RANSAC", tr("None")],
-                                       defaultValue=0),
-            QgsProcessingParameterEnum(self.RESAMPLING, tr("Resampling (warped transforms)"),
-                                       options=[tr("Bilinear"), tr("Nearest neighbour"),
-                                                tr("Cubic"), tr("Lanczos")], defaultValue=0),
+            self.choice_parameter(self.OUTLIERS, tr("Outlier rejection"),
+                                  choices.outlier_methods(), "magsac"),
+            self.choice_parameter(self.RESAMPLING, tr("Resampling (warped transforms)"),
+                                  choices.resamplings(), "bilinear"),
         ]
         for param in advanced:
             param.setFlags(param.flags() | QgsProcessingParameterDefinition.Flag.FlagAdvanced)
@@ -129,44 +119,29 @@ class GeoreferenceAlgorithm(CoreAlgorithm):
 
     def run_job(self, parameters, context, feedback, progress) -> dict:
         from ...core.georef import georeference
-        from ...core.georef.pipeline import default_points_file
-        from ...core.progress import sub_progress
-        from .. import jobs
         from ..intersections import intersection_features, intersection_fields
 
         sheet = self.sheet_path(parameters, self.INPUT, context)
-        grid_crs = self.parameterAsCrs(parameters, self.GRID_CRS, context)
-        if not grid_crs.isValid():
-            grid_crs = default_grid_crs()
-        crs = self.parameterAsCrs(parameters, self.CRS, context)
-        if grid_crs is None or not grid_crs.isValid() or not crs.isValid():
-            raise QgsProcessingException(tr("Give a valid grid CRS and target CRS."))
-        anchors = split_anchors(self.parameterAsString(parameters, self.ANCHORS, context))
-        gcps = self.optional_path(parameters, self.GCPS, context)
-        if not anchors and gcps is None and default_points_file(sheet) is None:
-            raise QgsProcessingException(tr(
-                "Say which intersection is which: give an anchor X,Y=E,N (the intersection "
-                "nearest pixel X,Y has grid coordinates E,N) or a .points file of known "
-                "points."))
-        mask = jobs.resolve_mask(sheet, self.optional_path(parameters, self.MASK, context))
+        grid_crs = self.crs_parameter(parameters, self.GRID_CRS, context, default_grid_crs())
+        crs = self.crs_parameter(parameters, self.CRS, context, None)
+        mask = self.optional_path(parameters, self.MASK, context)
         outdir = Path(self.parameterAsString(parameters, self.OUTPUT_FOLDER, context))
-        graticule = jobs.detect(sheet, mask, sub_progress(progress, 0.0, 0.45))
-        self.check_cancel(feedback)
         result = georeference(
             sheet, core_crs_text(crs), grid_crs=core_crs_text(grid_crs),
             spacing=self.parameterAsDouble(parameters, self.SPACING, context),
-            anchors=anchors, gcps=gcps,
-            transform=TRANSFORMS[self.parameterAsEnum(parameters, self.TRANSFORM, context)],
-            outdir=outdir, mask=mask if mask is not None else False,
-            outliers=OUTLIERS[self.parameterAsEnum(parameters, self.OUTLIERS, context)],
-            resampling=RESAMPLINGS[self.parameterAsEnum(parameters, self.RESAMPLING, context)],
-            graticule=graticule, progress=sub_progress(progress, 0.45, 0.97))
+            anchors=split_anchors(self.parameterAsString(parameters, self.ANCHORS, context)),
+            gcps=self.optional_path(parameters, self.GCPS, context),
+            transform=self.choice(parameters, self.TRANSFORM, context),
+            outdir=outdir, mask=mask if mask is not None else "auto",
+            outliers=self.choice(parameters, self.OUTLIERS, context),
+            resampling=self.choice(parameters, self.RESAMPLING, context),
+            progress=progress)
         for warning in result.warnings:
             feedback.pushWarning(warning)
         out_crs = crs_from_wkt(result.report["crs"]["output_wkt"])
         sink, dest = self.parameterAsSink(parameters, self.OUTPUT_POINTS, context,
                                           intersection_fields(), QgsWkbTypes.Type.Point, out_crs)
-        sink.addFeatures(intersection_features(result, graticule), QgsFeatureSink.Flag.FastInsert)
+        sink.addFeatures(intersection_features(result), QgsFeatureSink.Flag.FastInsert)
         tif = str(result.outputs["tif"])
         details = QgsProcessingContext.LayerDetails(tr("{0} (georeferenced)").format(
             sheet.stem), context.project(), self.OUTPUT_RASTER)

@@ -135,3 +135,38 @@ def test_geopackage_opens_in_qgis(drawn, tmp_path, qgis_app):
     net_blocks = QgsVectorLayer(f"{net_gpkg}|layername=blocks", "blocks", "ogr")
     assert net_blocks.isValid() and net_blocks.featureCount() == count - 1 == 4
     assert all(f.geometry().isGeosValid() for f in net_blocks.getFeatures())
+
+
+def test_without_georef_the_georeference_beside_the_sheet_is_found(drawn, tmp_path, capsys):
+    """core.georef's default output folder beside the sheet places the polygons (the
+    plugin and the command line share this search: core.blocks.find_georeference)."""
+    import shutil
+
+    from osgeo import gdal
+
+    from core.blocks import find_georeference
+
+    d = tmp_path / "sheet"
+    (d / "001-INPUT_georef").mkdir(parents=True)
+    for name in ("001-INPUT.png", "001-INPUT-MASK.png"):
+        shutil.copy(drawn / name, d / name)
+    assert find_georeference(d / "001-INPUT.png") == (
+        None, "in pixel coordinates (no georeference found)")
+    shutil.copy(drawn / "001.points", d / "001-INPUT_georef" / "001-INPUT.points")
+    georef, note = find_georeference(d / "001-INPUT.png")
+    assert note == "georeferenced with 001-INPUT.points"
+    assert georef.forward(np.array([[10.0, 20.0]]))[0] == pytest.approx([1005.0, 4990.0])
+    _, gpkg = _run(d, tmp_path)
+    assert "georeferenced with 001-INPUT.points" in capsys.readouterr().err
+    x0, _y0, x1, _y1 = A
+    assert any(abs(f["envelope"][0] - (1000 + 0.5 * x0)) < 2
+               and abs(f["envelope"][1] - (1000 + 0.5 * x1)) < 2
+               for f in _features(gpkg, "blocks"))
+    # a GeoTIFF's own geotransform and CRS come first
+    tif = d / "001-INPUT.tif"
+    written = gdal.Translate(str(tif), str(d / "001-INPUT.png"), outputSRS=CRS,
+                             outputBounds=[0, 100, 50, 0])
+    del written     # GDAL 3.6: closing is dropping the last reference
+    georef, note = find_georeference(tif)
+    assert note == "georeferenced like the sheet"
+    assert georef.forward(np.array([[0.0, 0.0]]))[0] == pytest.approx([0.0, 100.0])

@@ -324,3 +324,39 @@ def test_geotiff_opens_in_qgis_with_crs_and_extent(tmp_path, qgis_app):
     ident = layer.dataProvider().identify(QgsPointXY(*centre), QgsRaster.IdentifyFormatValue)
     img = _blocky(640, 480)
     assert [int(ident.results()[b]) for b in (1, 2, 3)] == img[200, 100].tolist()
+
+
+def test_result_carries_the_detection_grid_index_and_residuals_as_arrays(tmp_path):
+    path = _write_png(tmp_path / "grid.png", _blocky(400, 300))
+    c, r = np.meshgrid(np.arange(4), np.arange(3))
+    index = np.column_stack([c.ravel(), r.ravel()])
+    centres = index * 100.0 + 50.0
+    centres[5] += (2.0, -1.0)            # one node off by (2, -1) px: a visible residual
+    graticule = graticule_from_points(centres, index, (400, 300))
+    res = georeference(path, "paris-atlas", anchors=["50,50=0,5000"], gcps=False,
+                       graticule=graticule, outdir=tmp_path / "out", outliers="none")
+    assert res.graticule is graticule
+    assert np.array_equal(res.grid_index, index)
+    assert res.residual_px.shape == res.residual_map.shape == (12, 2)
+    # residuals are the fit's own: map -> pixel minus pixel, pixel -> map minus map
+    assert np.allclose(res.residual_px, res.transform.inverse(res.map_xy) - res.pixel_xy)
+    assert np.allclose(res.residual_map, res.transform.forward(res.pixel_xy) - res.map_xy)
+    assert int(np.argmax(np.hypot(*res.residual_px.T))) == 5
+    rows = res.report["gcps"]
+    assert [g["residual_px"]["length"] for g in rows] == pytest.approx(
+        np.hypot(*res.residual_px.T).tolist(), abs=1e-3)
+
+
+def test_errors_name_options_so_each_front_end_words_them(tmp_path):
+    path, *_ = _sheet_with_gcps(tmp_path)
+    with pytest.raises(InputError) as err:
+        georeference(path, "EPSG:2154", gcps_only=True, transform="poly3",
+                     outdir=tmp_path / "out")
+    assert err.value.field == "transform"
+    assert "--transform" in str(err.value)
+    plugin_words = err.value.render(lambda name: {"transform": "“Transform”"}[name])
+    assert "fewer unknowns (“Transform”)" in plugin_words and "--" not in plugin_words
+    with pytest.raises(InputError) as err:
+        georeference(path, "EPSG:2154", spacing=-5, outdir=tmp_path / "out")
+    assert err.value.field == "spacing" and err.value.value == -5
+    assert str(err.value) == "--spacing must be a positive distance, not -5"

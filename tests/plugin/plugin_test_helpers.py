@@ -81,6 +81,20 @@ plugin.initGui()
 """
 
 
+def blocking_import(module: str) -> str:
+    """Code for ``run_plugin_in_fresh_qgis(before=...)``: importing ``module`` or one of its
+    submodules fails as if it were not installed."""
+    return f"""
+import importlib.abc, sys
+class Block(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name == {module!r} or name.startswith({module + "."!r}):
+            raise ModuleNotFoundError("No module named {module!r}", name={module!r})
+        return None
+sys.meta_path.insert(0, Block())
+"""
+
+
 def run_plugin_in_fresh_qgis(body: str, plugins_dir: Path, tmp_path: Path, *,
                              before: str = "") -> dict:
     """Run ``body`` in a new QGIS process (offscreen, profile in ``tmp_path``) with the

@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import cv2
 import numpy as np
 import pytest
 from fake_iface import FakeIface
-from plugin_test_helpers import SHEET_SIZE, clear_project, wait_until
+from plugin_test_helpers import (
+    SHEET_SIZE,
+    blocking_import,
+    clear_project,
+    run_plugin_in_fresh_qgis,
+    wait_until,
+)
 
 pytestmark = pytest.mark.qgis
 
@@ -123,3 +131,34 @@ def test_dialog_vectorizes_a_georeferenced_geotiff(plugin_package, sheet, tmp_pa
         dialog.cleanup()
         iface.dispose(dialog)
         clear_project()
+
+
+_BLOCKS_WITHOUT_SHAPELY = r"""
+from pathlib import Path
+from osgeo import ogr
+from graticule_georeferencer.plugin import deps
+from graticule_georeferencer.plugin.vectorize import BlocksRequest, vectorize_blocks
+sheet, gpkg = Path({sheet!r}), Path({gpkg!r})
+outcome = vectorize_blocks(BlocksRequest(sheet, gpkg, level="shapes"), None)
+ds = ogr.Open(str(gpkg))
+layers = {{name: [f.GetGeometryRef().IsValid() for f in ds.GetLayerByName(name)]
+          for name in outcome.layers}}
+ds = None   # closed before QGIS exits
+print(json.dumps({{"missing": deps.missing_packages(), "counts": outcome.counts,
+                  "valid": {{k: all(v) for k, v in layers.items()}},
+                  "features": {{k: len(v) for k, v in layers.items()}},
+                  "shapely": [m for m in sys.modules if m.split(".")[0] == "shapely"]}}))
+"""
+
+
+def test_blocks_in_qgis_never_load_shapely(plugin_package, sheet, tmp_path):
+    """Inside QGIS only QGIS's GEOS may be loaded (shapely's wheel brings a second one, which
+    crashed QGIS): the blocks and shapes are vectorized with shapely unimportable."""
+    packages = Path(plugin_package.__file__).parent.parent
+    body = _BLOCKS_WITHOUT_SHAPELY.format(sheet=str(sheet["image"]),
+                                          gpkg=str(tmp_path / "shapes.gpkg"))
+    report = run_plugin_in_fresh_qgis(body, packages, tmp_path, before=blocking_import("shapely"))
+    assert report["missing"] == [] and report["shapely"] == []
+    assert report["features"] == report["counts"]
+    assert report["counts"]["shapes"] > report["counts"]["blocks"] > 5
+    assert report["valid"] == {"blocks": True, "shapes": True}

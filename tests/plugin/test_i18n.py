@@ -124,3 +124,25 @@ def test_plugin_loads_the_translation_of_qgis_locale(plugin_package, tmp_path, m
         settings.remove("locale/overrideFlag")
         settings.remove("locale/userLocale")
     assert plugin.translator is None
+
+
+def test_the_language_qgis_runs_in_wins_over_the_settings(plugin_package):
+    """``qgis --lang fr`` sets QGIS's translation; the plugin follows it, whatever the
+    locale settings say (they are read only when QGIS runs without a translation)."""
+    from graticule_georeferencer.plugin.i18n import qgis_locale
+    from qgis.core import QgsApplication, QgsSettings
+
+    app = QgsApplication.instance()
+    before = app.translation()
+    settings = QgsSettings()
+    settings.setValue("locale/overrideFlag", True)
+    settings.setValue("locale/userLocale", "de_DE")
+    try:
+        QgsApplication.setTranslation("fr")
+        assert qgis_locale() == "fr"
+        QgsApplication.setTranslation("")
+        assert qgis_locale() == "de"
+    finally:
+        QgsApplication.setTranslation(before)
+        settings.remove("locale/overrideFlag")
+        settings.remove("locale/userLocale")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from fake_iface import FakeIface
-from plugin_test_helpers import run_plugin_in_fresh_qgis
+from plugin_test_helpers import blocking_import, run_plugin_in_fresh_qgis
 
 pytestmark = pytest.mark.qgis
 
@@ -94,16 +94,6 @@ def test_plugin_imports_only_qgis_pyqt():
     assert offenders == []
 
 
-_BLOCK_OPENCV = r"""
-import importlib.abc, sys
-class Block(importlib.abc.MetaPathFinder):
-    def find_spec(self, name, path=None, target=None):
-        if name == "cv2" or name.startswith("cv2."):
-            raise ModuleNotFoundError("No module named 'cv2'", name="cv2")
-        return None
-sys.meta_path.insert(0, Block())
-"""
-
 _CLICK_WITHOUT_OPENCV = r"""
 at_load = iface.messages()
 plugin.actions[0].trigger()
@@ -118,7 +108,7 @@ print(json.dumps({"at_load": at_load, "after_click": iface.messages()[len(at_loa
 def test_loads_without_opencv_and_says_how_to_install_it(plugin_package, tmp_path):
     packages = Path(plugin_package.__file__).parent.parent
     report = run_plugin_in_fresh_qgis(_CLICK_WITHOUT_OPENCV, packages, tmp_path,
-                                      before=_BLOCK_OPENCV)
+                                      before=blocking_import("cv2"))
     from graticule_georeferencer.plugin import deps
 
     command = deps.install_command(["cv2"])  # "sudo apt install python3-opencv" on Debian

@@ -57,6 +57,9 @@ def test_detect_graticule_points_and_csv(processing_provider, sheet, tmp_path):
     nearest = np.min(np.hypot(*(pts[:, None, :] - truth[None]).transpose(2, 0, 1)), axis=1)
     assert np.max(nearest) < 3.0
     assert {f.name() for f in layer.fields()} >= {"column", "row", "confidence"}
+    # pixel coordinates: an engineering CRS, not QGIS's default EPSG:4326
+    assert not layer.crs().isGeographic() and layer.crs().authid() == ""
+    assert layer.crs().description() == "Undefined Cartesian SRS"
     written = read_points_csv(csv)
     assert len(written) == sum(1 for f in feats if f["visible"])
 
@@ -150,6 +153,12 @@ def test_georeference_raster_extent_crs_and_residual_points(processing_provider,
         p = f.geometry().asPoint()
         assert p.distance(expected) < 1e-3
         assert f["residual_px"] < 3.0
+        # the grid index of detection names the node: easting grows with the column
+        assert f["column"] is not None and f["row"] is not None
+    by_index = {(f["column"], f["row"]): (f["easting"], f["northing"]) for f in feats}
+    (c0, r0), (e0, n0) = next(iter(by_index.items()))
+    for (c, r), (east, north) in by_index.items():
+        assert (east - e0, north - n0) == pytest.approx((1000.0 * (c - c0), -1000.0 * (r - r0)))
     ext = raster.extent()
     corner = to_l93.transform(QgsPointXY(e, n))
     assert ext.contains(corner)
@@ -199,3 +208,32 @@ def test_cancel_stops_an_algorithm_and_writes_nothing(processing_provider, sheet
     assert seen and feedback.isCanceled()
     assert "RMSE_PX" not in res and "OUTPUT_RASTER" not in res
     assert not out.exists() or not any(out.iterdir())
+
+
+@pytest.mark.parametrize("bad", ["nonsense", "EPSG:999999", "+proj=foo"])
+def test_an_unknown_grid_crs_is_an_error_that_names_it(processing_provider, sheet, tmp_path,
+                                                       bad):
+    import processing
+    from qgis.core import QgsProcessingException
+
+    out = tmp_path / "georef"
+    with pytest.raises(QgsProcessingException) as err:
+        processing.run(f"{PROVIDER}:georeference", {
+            "INPUT": str(sheet["image"]), "GRID_CRS": bad, "CRS": "EPSG:2154",
+            "OUTPUT_FOLDER": str(out), "OUTPUT_POINTS": "memory:"})
+    assert bad in str(err.value) and "Grid CRS" in str(err.value)
+    assert not out.exists() or not any(out.iterdir())
+
+
+def test_core_errors_name_the_form_fields(processing_provider, sheet, tmp_path):
+    import processing
+    from qgis.core import QgsProcessingException
+
+    x, y, e, n = read_anchor(sheet["points"])
+    with pytest.raises(QgsProcessingException) as err:
+        processing.run(f"{PROVIDER}:georeference", {
+            "INPUT": str(sheet["image"]), "ANCHORS": f"{x},{y}={e},{n}", "SPACING": 1000.0,
+            "CRS": "EPSG:2154", "TRANSFORM": 4, "THRESHOLD": 0,
+            "OUTPUT_FOLDER": str(tmp_path / "g"), "OUTPUT_POINTS": "memory:"})
+    text = str(err.value)
+    assert "--" not in text and "“Transform”" in text, text

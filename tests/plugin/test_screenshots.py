@@ -1,6 +1,7 @@
 """Pictures of the dialog and of its results, for a person to look at.
 
-Written to a temporary folder; with GRATICULE_SCREENSHOTS=DIR (e.g. docs/images) they go to
+Offscreen renderings, written to a temporary folder (the README shows real QGIS windows:
+`make screenshots`); with GRATICULE_SCREENSHOTS=DIR they go to
 DIR as plugin-dialog.png, plugin-pick.png, plugin-result.png and plugin-blocks.png.
 """
 

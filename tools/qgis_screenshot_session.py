@@ -1,0 +1,201 @@
+"""Runs INSIDE a real QGIS (``qgis --code tools/qgis_screenshot_session.py``), driven by
+``tools/qgis_screenshots.py``: uses the plugin as a person would and grabs the X screen.
+
+Environment: ``SHOT_SHEET`` (a generated NNN-INPUT.jpg with NNN.points beside it),
+``SHOT_OUT`` (folder of the pictures), ``SHOT_MODE`` (``full``: detect, georeference and
+vectorize; ``dialogs``: the two dialogs only, for a translated UI), ``SHOT_SUFFIX`` (added
+to file names, e.g. ``-fr``), ``SHOT_LOG`` (a line per step, read by the driver).
+
+The screen is grabbed from the X server (``QScreen.grabWindow(0)``) and cut to the window's
+frame, so the pictures show what the window system shows, not an offscreen rendering.
+"""
+
+from __future__ import annotations
+
+import os
+import traceback
+from pathlib import Path
+
+from qgis.core import QgsApplication, QgsProject, QgsRasterLayer
+from qgis.PyQt.QtCore import QTimer
+from qgis.PyQt.QtWidgets import QApplication
+from qgis.utils import iface, plugins
+
+SHEET = Path(os.environ["SHOT_SHEET"])
+OUT = Path(os.environ["SHOT_OUT"])
+MODE = os.environ.get("SHOT_MODE", "full")
+SUFFIX = os.environ.get("SHOT_SUFFIX", "")
+LOG = Path(os.environ["SHOT_LOG"])
+TIMEOUT_S = 300
+
+
+def log(text: str) -> None:
+    with LOG.open("a", encoding="utf-8") as f:
+        f.write(text + "\n")
+
+
+def grab(widget, name: str) -> None:
+    """The X screen's pixels inside ``widget``'s frame, saved as OUT/name + SUFFIX.png."""
+    QApplication.processEvents()
+    frame = widget.frameGeometry()
+    screen = QApplication.primaryScreen()
+    pixmap = screen.grabWindow(0, frame.x(), frame.y(), frame.width(), frame.height())
+    path = OUT / f"{name}{SUFFIX}.png"
+    if not pixmap.save(str(path), "PNG"):
+        raise OSError(f"cannot write {path}")
+    log(f"wrote {path}")
+
+
+def first_anchor(points: Path) -> tuple[float, float, float, float]:
+    """Pixel x, y (down) and grid easting, northing of the first point of a .points file."""
+    for line in points.read_text(encoding="utf-8").splitlines():
+        parts = line.split(",")
+        if line.startswith(("#", "mapX")) or len(parts) < 4:
+            continue
+        e, n, x, y = (float(v) for v in parts[:4])
+        return x, -y, e, n
+    raise ValueError(f"{points} holds no point")
+
+
+class Session:
+    """A chain of steps, each started by a timer so QGIS's event loop keeps running."""
+
+    def __init__(self) -> None:
+        self.plugin = plugins["graticule_georeferencer"]
+        self.steps = ([self.load_sheet, self.open_dialog, self.detect, self.georeference,
+                       self.show_result, self.blocks, self.show_blocks]
+                      if MODE == "full" else [self.load_sheet, self.open_dialog,
+                                              self.open_blocks_dialog])
+        self.waited = 0.0
+
+    def start(self) -> None:
+        main = iface.mainWindow()
+        main.showNormal()
+        main.setGeometry(0, 0, 1920, 1050)
+        QTimer.singleShot(1500, self.next)
+
+    def next(self) -> None:
+        if not self.steps:
+            log("done")
+            QTimer.singleShot(500, lambda: QgsApplication.exit(0))
+            return
+        step = self.steps.pop(0)
+        try:
+            log(f"step {step.__name__}")
+            step()
+        except Exception:
+            log("error " + traceback.format_exc().replace("\n", " | "))
+            QgsApplication.exit(3)
+
+    def wait_for(self, dialog, then) -> None:
+        """Call ``then`` once the dialog's task is over (polled, the UI stays live)."""
+        if dialog.task is None:
+            self.waited = 0.0
+            QTimer.singleShot(800, then)
+            return
+        self.waited += 0.5
+        if self.waited > TIMEOUT_S:
+            log("error: the task did not end")
+            QgsApplication.exit(4)
+            return
+        QTimer.singleShot(500, lambda: self.wait_for(dialog, then))
+
+    # ---- steps ----------------------------------------------------------------------------
+
+    def load_sheet(self) -> None:
+        self.sheet = QgsRasterLayer(str(SHEET), SHEET.stem)
+        if not self.sheet.isValid():
+            raise OSError(f"QGIS cannot open {SHEET}")
+        QgsProject.instance().addMapLayer(self.sheet)
+        iface.mapCanvas().setExtent(self.sheet.extent())
+        QTimer.singleShot(1000, self.next)
+
+    def open_dialog(self) -> None:
+        self.dialog = self.plugin.show_georeference_dialog()
+        self.dialog.sheet.set_layer(self.sheet)
+        x, y, e, n = first_anchor(SHEET.with_name(SHEET.name.split("-")[0] + ".points"))
+        row = self.dialog.anchor_rows[0]
+        for edit, value in zip(row.edits(), (x, y, e, n), strict=True):
+            edit.setText(f"{value:.1f}" if edit in (row.x, row.y) else f"{value:.0f}")
+        self.dialog.move(1920 - self.dialog.frameGeometry().width(), 60)
+        QTimer.singleShot(1200, self.grab_dialog)
+
+    def grab_dialog(self) -> None:
+        if MODE != "full":          # in the full run the dialog shows on the next pictures
+            grab(self.dialog, "qgis-dialog")
+        self.next()
+
+    def detect(self) -> None:
+        self.dialog.start_detection()
+        self.wait_for(self.dialog, self.after_detection)
+
+    def after_detection(self) -> None:
+        if self.dialog.graticule is None:
+            raise RuntimeError("detection failed: " + self.dialog.status.text())
+        log(f"detected {len(self.dialog.graticule)} intersections")
+        QTimer.singleShot(1500, self.grab_pick)
+
+    def grab_pick(self) -> None:
+        grab(iface.mainWindow(), "qgis-pick")
+        self.next()
+
+    def georeference(self) -> None:
+        self.dialog.start_georeference()
+        self.wait_for(self.dialog, self.next)
+
+    def show_result(self) -> None:
+        outcome = self.dialog.last_outcome
+        if outcome is None:
+            raise RuntimeError("georeferencing failed: " + self.dialog.status.text())
+        log(f"georeferenced: {self.dialog.status.text()}")
+        self.result = outcome
+        root = QgsProject.instance().layerTreeRoot()
+        root.findLayer(self.sheet.id()).setItemVisibilityChecked(False)   # the unreferenced scan
+        raster = QgsProject.instance().mapLayersByName(f"{SHEET.stem} (georeferenced)")[0]
+        canvas = iface.mapCanvas()
+        canvas.setDestinationCrs(raster.crs())
+        canvas.setExtent(raster.extent())
+        canvas.refreshAllLayers()
+        QTimer.singleShot(4000, self.grab_result)
+
+    def grab_result(self) -> None:
+        grab(iface.mainWindow(), "qgis-result")
+        self.dialog.close()
+        self.next()
+
+    def open_blocks_dialog(self) -> None:
+        self.blocks_dialog = self.plugin.show_blocks_dialog()
+        self.blocks_dialog.sheet.set_layer(self.sheet)
+        self.blocks_dialog.move(1920 - self.blocks_dialog.frameGeometry().width(), 60)
+        QTimer.singleShot(1200, self.grab_blocks_dialog)
+
+    def grab_blocks_dialog(self) -> None:
+        grab(self.blocks_dialog, "qgis-blocks-dialog")
+        self.next()
+
+    def blocks(self) -> None:
+        tif = QgsProject.instance().mapLayersByName(f"{SHEET.stem} (georeferenced)")[0]
+        self.blocks_dialog = self.plugin.show_blocks_dialog()
+        self.blocks_dialog.sheet.set_layer(tif)
+        self.blocks_dialog.move(1920 - self.blocks_dialog.frameGeometry().width(), 60)
+        self.blocks_dialog.start_vectorize()
+        self.wait_for(self.blocks_dialog, self.next)
+
+    def show_blocks(self) -> None:
+        if self.blocks_dialog.last_outcome is None:
+            raise RuntimeError("vectorization failed: " + self.blocks_dialog.status.text())
+        log(f"blocks: {self.blocks_dialog.status.text()}")
+        self.blocks_dialog.close()
+        canvas = iface.mapCanvas()
+        extent = canvas.fullExtent()
+        extent.scale(0.45)
+        canvas.setExtent(extent)
+        QTimer.singleShot(2500, self.grab_blocks)
+
+    def grab_blocks(self) -> None:
+        grab(iface.mainWindow(), "qgis-blocks")
+        self.next()
+
+
+SESSION = Session()
+SESSION.start()
