@@ -11,8 +11,9 @@ default block-interior network).
 Each sheet runs ``python -m core.blocks SHEET -o PNG --gpkg GPKG`` in a child process, so
 the time and the peak resident memory are those of the whole command; the PQ of its PNG is
 computed with ``core.metrics.panoptic`` (``python -m core.metrics T1`` gives the same). The
-shapes level is timed on the first sheet. On the real crop, the blocks of both methods
-(the network, default, and the line network) are also scored against
+shapes level is timed on the first sheet. On the real crop, the polygons of the shapes
+level are counted (polygons, vertices) and their vectorization timed, and the blocks of
+both methods (the network, default, and the line network) are also scored against
 ``core.blocks.evaluate.blocks_reference``, a proxy built from the edge ground truth.
 Timings are indicative on a shared machine.
 """
@@ -63,8 +64,9 @@ def main() -> None:
                          "network)")
     args = ap.parse_args()
 
-    from core.blocks import BlockSettings, segment_sheet
+    from core.blocks import BlockSettings, layers_for, segment_sheet
     from core.blocks.evaluate import blocks_reference, closed_shapes_reference, shapes_quality
+    from core.blocks.rings import vertex_count
     from core.imageio import read_mask
     from core.metrics.panoptic import panoptic_quality
 
@@ -104,6 +106,14 @@ def main() -> None:
         print(f"shapes, real crop: PQ {r.pq:.3f} SQ {r.sq:.3f} RQ {r.rq:.3f} "
               f"({r.n_matched}/{r.n_ref} shapes, {r.n_pred} predicted; target PQ >= 0.65, "
               f"anchor Chen et al. 0.57)  {time.perf_counter() - t:.1f} s")
+        t = time.perf_counter()
+        layers = layers_for(seg, "shapes")
+        counts = ", ".join(
+            f"{layer.name} {sum(g is not None for g in layer.geoms)} polygons "
+            f"{sum(vertex_count(g) for g in layer.geoms if g is not None)} vertices"
+            for layer in layers)
+        print(f"polygons, real crop (shapes level, tolerance 1.5 px): {counts}  "
+              f"{time.perf_counter() - t:.1f} s", flush=True)
         reference, ignored = blocks_reference(edges, mask)
         for name, net in (("network, default", True), ("line network", False)):
             t = time.perf_counter()

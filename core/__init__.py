@@ -2,8 +2,9 @@
 
 Pure Python on top of NumPy, OpenCV, GDAL/OGR (Debian's ``osgeo``), pyproj and shapely
 (shapely only in the synthetic sheets and the text/chart metrics: its wheel brings a second
-GEOS, so nothing the plugin runs in QGIS imports it); it never imports ``qgis`` and only uses relative imports, so it runs both as the
-top-level package ``core`` (``python -m core.<module>``) and inside the installed plugin.
+GEOS, so nothing the plugin runs in QGIS imports it); it never imports ``qgis`` and only
+uses relative imports, so it runs both as the top-level package ``core``
+(``python -m core.<module>``) and inside the installed plugin.
 
 Pixel coordinates everywhere: x to the right, y down, in pixels of the full-size image;
 integer coordinates are pixel centres, so the image covers -0.5 .. W - 0.5 (the MapSeg

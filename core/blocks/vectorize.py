@@ -90,7 +90,7 @@ def _overlapping(changed: list[int], geoms: dict, boxes: np.ndarray,
                  invalid: set[int]) -> set[int]:
     """Labels among (and next to) ``changed`` whose polygons overlap another's (the
     ``invalid`` ones are left out: GEOS cannot intersect them)."""
-    ids = np.array(sorted(set(geoms) - invalid))
+    ids = np.array(sorted(set(geoms) - invalid), dtype=np.int64)
     box = boxes[ids]
     bad: set[int] = set()
     done: set[tuple[int, int]] = set()

@@ -180,6 +180,15 @@ def test_simplification_that_would_overlap_or_collapse_is_undone():
     assert [planar_area_perimeter(f)[0] for f in feats[1:]] == [63.0, 28.0]
 
 
+def test_lone_pixel_keeps_its_square():
+    """A one-pixel region alone: both halves of its ring straighten into the same diagonal
+    at 1.5 px, so the ring gets its pixel boundary back."""
+    labels = np.zeros((5, 5), np.int32)
+    labels[2, 2] = 1
+    (feature,) = _features(labels, 1, 1.5)[1:]
+    assert planar_area_perimeter(feature) == (1.0, 4.0) and to_ogr(feature).IsValid()
+
+
 def _sheet_labels() -> tuple[np.ndarray, int]:
     """A generated sheet as a full partition: each block, each piece of street network
     (with the outlines) and the margin outside the map frame."""
