@@ -4,8 +4,8 @@ The zip of this tree (as ``make zip`` builds it) is installed in a temporary pro
 enabled; each algorithm then runs in a ``qgis_process.bin`` of its own, with QGIS's
 system Python and Debian's packages (see qgis_process_helpers), on a generated 2500 px sheet
 and on the real crop of the 1925 Paris atlas (skipped when ``../shared`` is absent). A crash
-of QGIS fails the test with the end of its stderr. One qgis_process run per test: each
-costs a few seconds of QGIS start-up.
+of QGIS fails the test with the end of its stderr. Each run costs a few seconds of QGIS
+start-up: the runs of a sheet start together, two at a time, and each test checks one.
 """
 
 from __future__ import annotations
@@ -27,9 +27,6 @@ from core.metrics.__main__ import main as metrics_cli
 
 gdal.UseExceptions()
 ogr.UseExceptions()
-
-pytestmark = pytest.mark.skipif(not QGIS_PROCESS.is_file(),
-                                reason=f"{QGIS_PROCESS} not installed (Debian package qgis)")
 
 ALGORITHMS = ("buildingblocks", "detectgraticule", "evaluatet1", "evaluatet2", "evaluatet3",
               "georeference", "maparea")
@@ -53,6 +50,8 @@ class Sheet:
 @pytest.fixture(scope="session")
 def qgis_process(tmp_path_factory):
     """qgis_process with the plugin zip of this tree installed and enabled."""
+    if not QGIS_PROCESS.is_file():
+        pytest.fail(f"{QGIS_PROCESS} not found: make install brings Debian's qgis package")
     dist = tmp_path_factory.mktemp("zip")
     plugin_zip = load_tool("make_zip").build_zip(REPO, dist)
     runner = QgisProcess(tmp_path_factory.mktemp("qgis_home"))
