@@ -111,12 +111,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         gpkg = Path(args.gpkg)
         if gpkg.suffix.lower() != ".gpkg":
             raise InputError(f"{gpkg}: the GeoPackage name must end with .gpkg")
-    georef = None
+    georef = where = None
     if gpkg is not None:   # the georeference given, else the sheet's own or one beside it
         georef, where = find_georeference(args.input, args.georef)
-        print(f"{gpkg.name}: polygons {where}", file=sys.stderr)
     _process(args.input, args.output, gpkg, _mask_for(args.input, args.mask, False),
              args.level, georef, args)
+    if where is not None:
+        print(f"{gpkg.name}: polygons {where}", file=sys.stderr)
     return 0
 
 
