@@ -63,7 +63,7 @@ class GeorefRequest:
     sheet: Path
     crs: str
     grid_crs: str
-    spacing: float = 1000.0
+    spacing: float | None = None
     anchors: list[str] = field(default_factory=list)
     transform: str = "affine"
     outdir: Path | None = None

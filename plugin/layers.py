@@ -10,6 +10,7 @@ from qgis.core import (
     QgsGeometry,
     QgsMarkerSymbol,
     QgsPalLayerSettings,
+    QgsPointXY,
     QgsProject,
     QgsRasterLayer,
     QgsRuleBasedRenderer,
@@ -71,8 +72,45 @@ def load_georef_outcome(project: QgsProject, outcome) -> tuple[QgsRasterLayer, Q
     if not raster.isValid() or not points.isValid():
         raise OSError(tr("QGIS cannot open the results in {0}").format(outcome.raster.parent))
     style_intersections(points)
-    add_layers_in_group(project, stem, [points, raster])
+    layers = [points, raster]
+    if outcome.result.labels:
+        layers.insert(0, labels_layer(outcome.result, stem))
+    add_layers_in_group(project, stem, layers)
     return raster, points
+
+
+def labels_layer(result, stem: str) -> QgsVectorLayer:
+    """The grid labels core read on the sheet (``result.labels``), as boxes in the output
+    CRS: green when used to name the grid, red when left out; value and reason as fields."""
+    import numpy as np
+
+    from .crs import crs_from_wkt
+
+    layer = QgsVectorLayer("Polygon?field=text:string&field=value:double&field=family:string"
+                           "&field=used:boolean&field=why:string",
+                           tr("{0} grid labels read").format(stem), "memory")
+    layer.setCrs(crs_from_wkt(result.report["crs"]["output_wkt"]))
+    features = []
+    for label in result.labels:
+        x0, y0, x1, y1 = label["box"]
+        corners = result.transform.forward(np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]],
+                                                    dtype=np.float64))
+        feat = QgsFeature(layer.fields())
+        feat.setGeometry(QgsGeometry.fromPolygonXY([[QgsPointXY(float(x), float(y))
+                                                      for x, y in corners]]))
+        feat.setAttributes([label["text"], label["value"], label["family"],
+                            bool(label["used"]), label["why"] or ""])
+        features.append(feat)
+    layer.dataProvider().addFeatures(features)
+    layer.updateExtents()
+    root = QgsRuleBasedRenderer.Rule(None)
+    for expression, colour, title in (('"used"', "#2e9e44", tr("Label used")),
+                                      ('NOT "used"', "#d7301f", tr("Label left out"))):
+        symbol = QgsFillSymbol.createSimple({"color": "0,0,0,0", "outline_color": colour,
+                                             "outline_width": "0.6"})
+        root.appendChild(QgsRuleBasedRenderer.Rule(symbol, 0, 0, expression, title))
+    layer.setRenderer(QgsRuleBasedRenderer(root))
+    return layer
 
 
 def detected_points_layer(graticule, sheet_layer: QgsRasterLayer) -> QgsVectorLayer:

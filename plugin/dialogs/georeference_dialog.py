@@ -143,12 +143,14 @@ class GeoreferenceDialog(TaskDialog):
         self.grid_crs_label = QLabel(tr("Grid CRS"), grid_box)
         form.addRow(self.grid_crs_label, self.grid_crs)
         self.spacing = QgsDoubleSpinBox(grid_box)
-        self.spacing.setRange(0.000001, 1e9)
+        self.spacing.setRange(0.0, 1e9)
         self.spacing.setDecimals(3)
-        self.spacing.setValue(1000.0)
-        self.spacing.setClearValue(1000.0)
+        self.spacing.setSpecialValueText(tr("automatic"))
+        self.spacing.setValue(0.0)
+        self.spacing.setClearValue(0.0)
         self.spacing.setToolTip(tr("Distance between two grid lines, in the units of the grid "
-                                   "CRS (1000 m on the Paris atlas)"))
+                                   "CRS (1000 m on the Paris atlas); automatic: the step of "
+                                   "the grid values printed on the sheet, else 1000"))
         self.spacing_label = QLabel(tr("Grid spacing"), grid_box)
         form.addRow(self.spacing_label, self.spacing)
         layout.addWidget(grid_box)
@@ -237,18 +239,12 @@ class GeoreferenceDialog(TaskDialog):
                    if (a := row.anchor(k)) is not None]
         gcps_text = self.gcps.filePath().strip()
         gcps = Path(gcps_text) if gcps_text else None
-        if not anchors and gcps is None:
-            from ...core.georef.pipeline import default_points_file
-
-            if default_points_file(sheet) is None:
-                raise ValueError(tr("Say which intersection is which: type or pick an "
-                                    "intersection and its grid coordinates, or give a .points "
-                                    "file of known points."))
+        # no anchor and no GCPs: core reads the grid values printed on the sheet
         outdir_text = self.outdir.filePath().strip()
         graticule = self.graticule if self.graticule_key == self._detection_key(sheet) else None
         return jobs.GeorefRequest(
             sheet=sheet, crs=core_crs_text(crs), grid_crs=core_crs_text(grid_crs),
-            spacing=float(self.spacing.value()), anchors=anchors,
+            spacing=float(self.spacing.value()) or None, anchors=anchors,
             transform=self.transform.currentData(),
             outdir=Path(outdir_text) if outdir_text else None, mask=self._mask_path(),
             gcps=gcps, graticule=graticule)
@@ -337,7 +333,8 @@ class GeoreferenceDialog(TaskDialog):
     @staticmethod
     def pick_hint() -> str:
         """What the anchor box says before anything is picked."""
-        return tr("Type the pixel position of an intersection and its grid coordinates, or "
+        return tr("Leave the anchors empty to read the grid values printed on the sheet; or "
+                  "type the pixel position of an intersection and its grid coordinates, or "
                   "detect the intersections and pick one on the map.")
 
     def _forget_detection(self) -> None:

@@ -68,7 +68,9 @@ class GeoreferenceAlgorithm(CoreAlgorithm):
                   "coordinates (E, N). One anchor is enough for a sheet with north up; give "
                   "two for a rotated sheet, separated by a semicolon. Instead of anchors, a "
                   "QGIS .points file of known points can be given; NNN.points or <sheet>"
-                  ".points beside the sheet is used when present.\n\nThe output folder "
+                  ".points beside the sheet is used when present. With neither, the grid "
+                  "values printed in the sheet's margins are read and name the "
+                  "intersections (the report lists every label read).\n\nThe output folder "
                   "receives <sheet>.tif (the georeferenced sheet), <sheet>.points (GCPs for "
                   "QGIS's georeferencer), <sheet>.vrt, a world file and a report in JSON and "
                   "HTML. The intersections layer gives every intersection with its residual "
@@ -81,8 +83,9 @@ class GeoreferenceAlgorithm(CoreAlgorithm):
                                                     defaultValue=default_grid_crs(),
                                                     optional=True))
         self.addParameter(QgsProcessingParameterNumber(
-            self.SPACING, tr("Grid spacing (grid CRS units)"),
-            QgsProcessingParameterNumber.Type.Double, defaultValue=1000.0, minValue=1e-6))
+            self.SPACING, tr("Grid spacing (grid CRS units; 0 = the step of the printed grid "
+                             "values, else 1000)"),
+            QgsProcessingParameterNumber.Type.Double, defaultValue=0.0, minValue=0.0))
         self.addParameter(QgsProcessingParameterString(
             self.ANCHORS, tr("Anchors X,Y=E,N (separated by ;)"), optional=True))
         self.addParameter(QgsProcessingParameterFile(
@@ -128,7 +131,7 @@ class GeoreferenceAlgorithm(CoreAlgorithm):
         outdir = Path(self.parameterAsString(parameters, self.OUTPUT_FOLDER, context))
         result = georeference(
             sheet, core_crs_text(crs), grid_crs=core_crs_text(grid_crs),
-            spacing=self.parameterAsDouble(parameters, self.SPACING, context),
+            spacing=self.parameterAsDouble(parameters, self.SPACING, context) or None,
             anchors=split_anchors(self.parameterAsString(parameters, self.ANCHORS, context)),
             gcps=self.optional_path(parameters, self.GCPS, context),
             transform=self.choice(parameters, self.TRANSFORM, context),
