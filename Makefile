@@ -14,7 +14,7 @@ APT_PACKAGES := python3-qgis qgis-providers python3-gdal gdal-bin python3-venv p
 	python3-numpy python3-scipy python3-matplotlib python3-pyproj python3-pil \
 	pyqt5-dev-tools qttools5-dev-tools fonts-dejavu-core fonts-liberation2 zip
 
-BENCHES := metrics textdet chamfer-ap chart synth graticule georef georef-accuracy maparea blocks
+BENCHES := metrics textdet chamfer-ap chart synth graticule georef georef-accuracy maparea blocks scale
 
 .PHONY: install system-packages test lint demo bench $(addprefix bench-,$(BENCHES)) zip \
 	transup transcompile readme train-blocks-net crossval-real-edges clean

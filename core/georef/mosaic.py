@@ -35,7 +35,7 @@ def _north_up(gdal, raster: Path, target: Path) -> Path:
     with atomic_output(target) as tmp:
         ds = gdal.Warp(str(tmp), str(raster), options=gdal.WarpOptions(
             format="VRT", dstAlpha=True, resampleAlg="bilinear"))
-        ds = None
+        del ds       # closing writes the file
         absolute = f'<SourceDataset relativeToVRT="0">{raster}</SourceDataset>'
         relative = Path(os.path.relpath(raster, Path(os.path.abspath(target)).parent))
         text = tmp.read_text(encoding="utf-8")
