@@ -99,7 +99,18 @@ def main(argv: list[str] | None = None) -> int:
     speedup = base / runs["--workers 2"]
     print(f"\n--workers 2 is {speedup:.2f}x faster than --workers 1 (target >= "
           f"{TARGET_SPEEDUP}: {'met' if speedup >= TARGET_SPEEDUP else 'NOT met'})")
+    if _autogroup() and os.getloadavg()[0] > os.cpu_count():
+        print("note: the machine is busy and Linux shares the CPU equally between sessions "
+              "(sched_autogroup), not processes: the workers of this session together get "
+              "no more CPU than one process would; run it on an idle machine")
     return 0
+
+
+def _autogroup() -> bool:
+    try:
+        return Path("/proc/sys/kernel/sched_autogroup_enabled").read_text().strip() == "1"
+    except OSError:
+        return False
 
 
 if __name__ == "__main__":

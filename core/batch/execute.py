@@ -75,11 +75,13 @@ def _on_cluster(client, work: Callable[[object], object],
 def sheet_runner(options: BatchOptions, n_jobs: int) -> Iterator[Runner]:
     """A function running jobs and yielding ``(position, Outcome)`` as they finish.
 
-    In this process when no scheduler is given and at most one worker would be busy;
-    else on a Dask cluster that is closed when the block ends, however it ends (an error,
-    Ctrl-C, a stop signal).
+    In this process when there is nothing to do, or no scheduler is given and at most one
+    worker would be busy; else on a Dask cluster that is closed when the block ends,
+    however it ends (an error, Ctrl-C, a stop signal). Local workers are fresh
+    interpreters (Dask's default start method, spawn): forking this process instead would
+    start them faster but can hang them when it has used OpenCV's thread pool.
     """
-    if options.scheduler is None and min(options.workers, n_jobs) <= 1:
+    if n_jobs == 0 or (options.scheduler is None and min(options.workers, n_jobs) <= 1):
         yield _in_process
         return
     with _dask_client(options, n_jobs) as client:

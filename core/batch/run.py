@@ -89,7 +89,7 @@ def run_batch(items: Sequence[T], work: Callable[[T], object], *,
     failed = [o for o in ordered if o.status == "failed"]
     if summary is not None:
         paths = write_summary(summary, ordered, desc or "collection")
-        print(f"{len(jobs)} done in {time.perf_counter() - start:.1f} s, "
+        print(f"{len(jobs)} processed in {time.perf_counter() - start:.1f} s, "
               f"{len(items) - len(jobs)} skipped, {len(failed)} failed; summary: {paths[1]}",
               file=sys.stderr)
     if failed:
