@@ -13,8 +13,8 @@ times, each in a fresh process, start-up included (what a user waits for):
   counted, as a real cluster is already up).
 
 Prints, per run: wall time, sheets per minute, speed-up over ``--workers 1``, the mean
-seconds of a sheet inside its worker, the peak memory of each worker process (from the
-run's summary.csv) and whether the CSVs are byte-identical to those of ``--workers 1``;
+seconds of a sheet inside its worker (wall and CPU), the peak memory of each worker process
+(from the run's summary.csv) and whether the CSVs are byte-identical to those of ``--workers 1``;
 then the time 1000 sheets would take at each rate. Target: ``--workers 2`` at least 1.6x
 faster than ``--workers 1``. The machine is shared: the load average is printed.
 """
@@ -83,6 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"load average {os.getloadavg()[0]:.1f} at the end\n")
     base = runs["--workers 1"]
     print(f"{'run':<22} {'wall s':>7} {'sheets/min':>10} {'speed-up':>8} {'s/sheet':>8} "
+          f"{'cpu s':>6} "
           f"{'peak MB per worker':>24} {'identical':>9} | {args.projection} sheets")
     for (label, seconds), out in zip(runs.items(), ("w1", "w2", "cluster"), strict=True):
         rows = _summary(work / out)
@@ -90,10 +91,12 @@ def main(argv: list[str] | None = None) -> int:
         for r in rows:
             peaks[r["worker"]] = max(peaks.get(r["worker"], 0.0), float(r["peak_mb"] or 0))
         per_sheet = sum(float(r["seconds"]) for r in rows) / len(rows)
+        cpu = sum(float(r["cpu_seconds"]) for r in rows) / len(rows)
         rate = 60 * len(rows) / seconds
         projected_h = args.projection / rate / 60
+        peak = " ".join(f"{p:.0f}" for p in sorted(peaks.values()))
         print(f"{label:<22} {seconds:>7.1f} {rate:>10.2f} {base / seconds:>7.2f}x "
-              f"{per_sheet:>8.2f} {' '.join(f'{p:.0f}' for p in sorted(peaks.values())):>24} "
+              f"{per_sheet:>8.2f} {cpu:>6.2f} {peak:>24} "
               f"{'yes' if _identical(work / 'w1', work / out) else 'NO':>9} | "
               f"{projected_h:.1f} h")
     speedup = base / runs["--workers 2"]

@@ -54,8 +54,10 @@ class Outcome:
     """The result of one sheet of a batch.
 
     ``status`` is "ok", "failed" (``error`` says why) or "skipped" (outputs already
-    complete); ``seconds`` is the wall time of the work; ``worker`` names the process that
-    ran it (``host:pid``) and ``peak_mb`` its peak resident memory so far, MB.
+    complete); ``seconds`` is the wall time of the work and ``cpu_seconds`` the CPU time
+    of its process meanwhile (all threads; far below ``seconds`` when the machine is
+    shared); ``worker`` names the process that ran it (``host:pid``) and ``peak_mb`` its
+    peak resident memory so far, MB.
     """
 
     name: str
@@ -65,6 +67,7 @@ class Outcome:
     error: str = ""
     worker: str = ""
     peak_mb: float | None = None
+    cpu_seconds: float | None = None
 
 
 def failure_message(exc: BaseException) -> str:
@@ -79,7 +82,7 @@ def run_sheet(work: Callable[[object], object], item: object, name: str,
     ``thumbnail``: where to write a small JPEG of the sheet (``item`` is then its path),
     even when the work failed; a sheet that cannot be read gets none.
     """
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     report, error = SheetReport(), ""
     try:
         result = work(item)
@@ -87,13 +90,13 @@ def run_sheet(work: Callable[[object], object], item: object, name: str,
             report = result
     except SHEET_FAILURES as exc:
         error = failure_message(exc)
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     if thumbnail is not None:
         write_thumbnail(Path(item), thumbnail)
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return Outcome(name=name, status="failed" if error else "ok", seconds=seconds,
                    report=report, error=error, worker=f"{socket.gethostname()}:{os.getpid()}",
-                   peak_mb=round(peak_mb, 1))
+                   peak_mb=round(peak_mb, 1), cpu_seconds=cpu)
 
 
 def write_thumbnail(image: Path, target: Path, width: int = THUMBNAIL_WIDTH) -> bool:

@@ -20,8 +20,8 @@ from .sheet import Outcome, SheetReport
 SUMMARY_CSV = "summary.csv"
 SUMMARY_HTML = "summary.html"
 THUMBS_DIR = "summary-thumbs"
-COLUMNS = ("sheet", "status", "seconds", "intersections", "rmse_px", "warnings", "error",
-           "worker", "peak_mb", "thumbnail")
+COLUMNS = ("sheet", "status", "seconds", "cpu_seconds", "intersections", "rmse_px",
+           "warnings", "error", "worker", "peak_mb", "thumbnail")
 _WARNING_SEPARATOR = " | "
 
 
@@ -61,6 +61,7 @@ def _row(o: Outcome, folder: Path) -> dict[str, str]:
     r = o.report
     thumb = thumbnail_path(folder, o.name)
     return {"sheet": o.name, "status": o.status, "seconds": f"{o.seconds:.2f}",
+            "cpu_seconds": "" if o.cpu_seconds is None else f"{o.cpu_seconds:.2f}",
             "intersections": "" if r.intersections is None else str(r.intersections),
             "rmse_px": "" if r.rmse_px is None else f"{r.rmse_px:.3f}",
             "warnings": _WARNING_SEPARATOR.join(r.warnings), "error": o.error,
