@@ -66,9 +66,13 @@ def _on_cluster(client, work: Callable[[object], object],
         except KilledWorker:
             yield k, Outcome(name, "failed", error="the worker process running it died "
                                                    "(out of memory?); give fewer --workers")
-        except ImportError as exc:
-            raise InputError(f"a Dask worker cannot run the sheets ({exc}); install this "
-                             "project on every worker (or put it on their PYTHONPATH)") from None
+        except (ImportError, RuntimeError) as exc:
+            # run_sheet returns the sheets' own failures: these come from Dask itself, most
+            # often a scheduler or worker that cannot unpickle the task (no project there)
+            first = " ".join(str(exc).split()).split(". ")[0] or type(exc).__name__
+            raise InputError(f"the Dask cluster cannot run the sheets ({first}); install this "
+                             "project on the scheduler and every worker (or put it on their "
+                             "PYTHONPATH)") from None
 
 
 @contextlib.contextmanager
