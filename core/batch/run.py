@@ -88,7 +88,8 @@ def run_batch(items: Sequence[T], work: Callable[[T], object], *,
     ordered = [outcomes[k] for k in range(len(items))]
     failed = [o for o in ordered if o.status == "failed"]
     if summary is not None:
-        paths = write_summary(summary, ordered, desc or "collection")
+        paths = write_summary(summary, ordered, f"{desc or 'collection'}: "
+                              f"{Path(items[0]).parent if items else summary}")
         print(f"{len(jobs)} processed in {time.perf_counter() - start:.1f} s, "
               f"{len(items) - len(jobs)} skipped, {len(failed)} failed; summary: {paths[1]}",
               file=sys.stderr)
