@@ -18,7 +18,7 @@ APT_PACKAGES := python3-qgis qgis-providers python3-gdal gdal-bin python3-venv p
 	pyqt5-dev-tools qttools5-dev-tools fonts-dejavu-core fonts-liberation2 zip \
 	qgis python3-opencv python3-skimage python3-tqdm xvfb xauth
 
-BENCHES := metrics textdet chamfer-ap chart synth graticule georef georef-accuracy maparea blocks
+BENCHES := metrics textdet chamfer-ap chart synth graticule georef georef-accuracy maparea blocks scale
 
 .PHONY: install system-packages test lint demo bench $(addprefix bench-,$(BENCHES)) zip \
 	transup transcompile readme screenshots train-blocks-net crossval-real-edges clean

@@ -113,22 +113,13 @@ def progress(items: Iterable[T], *, total: int | None = None, desc: str = "") ->
 
 
 def run_batch(items: Sequence[T], work: Callable[[T], object], *,
-              name: Callable[[T], str] = str, desc: str = "") -> int:
+              name: Callable[[T], str] = str, desc: str = "", **options: object) -> int:
     """Apply ``work`` to every item, going on past failures; report them at the end.
 
-    Returns EXIT_OK when all succeeded, EXIT_SOME_FAILED otherwise.
+    Returns EXIT_OK when all succeeded, EXIT_SOME_FAILED otherwise. The keyword
+    ``options`` (workers, resuming, collection summary) are those of
+    :func:`core.batch.run_batch`, which does the work.
     """
-    failed: list[tuple[str, str]] = []
-    for item in progress(items, total=len(items), desc=desc):
-        try:
-            work(item)
-        except InputError as exc:
-            failed.append((name(item), str(exc)))
-        except (OSError, ValueError, RuntimeError, MemoryError) as exc:
-            failed.append((name(item), f"{type(exc).__name__}: {exc}"))
-    if failed:
-        print(f"{len(failed)} of {len(items)} failed:", file=sys.stderr)
-        for item_name, message in failed:
-            print(f"  {item_name}: {message}", file=sys.stderr)
-        return EXIT_SOME_FAILED
-    return EXIT_OK
+    from .batch import run_batch as run  # core.batch uses this module
+
+    return run(items, work, name=name, desc=desc, **options)

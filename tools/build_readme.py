@@ -17,8 +17,8 @@ sys.path.insert(0, str(ROOT))
 from core.atomic import write_text_atomic  # noqa: E402  (the repository's own helper)
 
 DOCS = ROOT / "docs"
-TOPICS = ("graticule", "georef", "maparea-blocks", "plugin", "synth", "metrics-mapseg",
-          "metrics-textdet", "metrics-chamfer-ap", "metrics-chart")
+TOPICS = ("graticule", "georef", "maparea-blocks", "whole-atlases", "plugin", "synth",
+          "metrics-mapseg", "metrics-textdet", "metrics-chamfer-ap", "metrics-chart")
 
 
 def build_readme() -> str:

@@ -17,11 +17,13 @@ core.maparea.
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..cli import number, run_batch, run_cli
+from ..batch import add_batch_options, batch_options, run_batch
+from ..cli import number, run_cli
 from ..errors import InputError
 from ..imageio import check_readable_file
 from ..mapseg_names import INPUT_MASK, OUTPUT_PRED, list_inputs, mask_for_input, sheet_id
@@ -68,6 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="blocks from the line network instead of the learned "
                          "block-interior network (no model; slower, lower PQ on generated "
                          "sheets)")
+    add_batch_options(ap)
     return ap
 
 
@@ -131,15 +134,28 @@ def _directory(args: argparse.Namespace) -> int:
         raise InputError(f"{args.georef} is not a directory; in directory mode --georef "
                          "names a directory of core.georef outputs")
 
-    def one(image: Path) -> None:
-        name = sheet_id(image)
-        georef = (load_georeference(args.georef, image.stem)
-                  if args.georef is not None else None)
-        gpkg = gpkg_dir / f"{name}{OUTPUT_PRED}.gpkg" if gpkg_dir is not None else None
-        _process(image, args.output / f"{name}{OUTPUT_PRED}.png", gpkg,
-                 _mask_for(image, args.mask, True), args.level, georef, args)
+    options = batch_options(args)
+    return run_batch(inputs, functools.partial(_directory_sheet, gpkg_dir=gpkg_dir, args=args),
+                     name=lambda p: p.name, desc=f"{args.level}", options=options,
+                     outputs=lambda p: _sheet_outputs(p, gpkg_dir, args),
+                     inputs=lambda p: [p, _mask_for(p, args.mask, True)],
+                     summary=args.output)
 
-    return run_batch(inputs, one, name=lambda p: p.name, desc=f"{args.level}")
+
+def _sheet_outputs(image: Path, gpkg_dir: Path | None,
+                   args: argparse.Namespace) -> list[Path | None]:
+    """The PNG and (with --gpkg) the GeoPackage of a sheet of directory mode."""
+    name = sheet_id(image)
+    return [args.output / f"{name}{OUTPUT_PRED}.png",
+            gpkg_dir / f"{name}{OUTPUT_PRED}.gpkg" if gpkg_dir is not None else None]
+
+
+def _directory_sheet(image: Path, gpkg_dir: Path | None, args: argparse.Namespace) -> None:
+    """One sheet of directory mode (runs on a worker: module level, picklable)."""
+    georef = (load_georeference(args.georef, image.stem)
+              if args.georef is not None else None)
+    png, gpkg = _sheet_outputs(image, gpkg_dir, args)
+    _process(image, png, gpkg, _mask_for(image, args.mask, True), args.level, georef, args)
 
 
 if __name__ == "__main__":

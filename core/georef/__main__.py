@@ -7,15 +7,19 @@ into ``OUTDIR/<stem>_georef/``, going on past failures). See docs/georef.md.
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..cli import EXIT_OK, number, run_batch, run_cli
+from ..batch import SheetReport, add_batch_options, batch_options, run_batch
+from ..batch.resume import is_complete
+from ..cli import EXIT_OK, number, run_cli
 from ..errors import InputError
-from ..mapseg_names import list_inputs
+from ..mapseg_names import list_inputs, mask_for_input
 from ..outputs import check_outputs
-from .pipeline import georeference
+from .mosaic import MOSAIC_NAME, write_mosaic
+from .pipeline import default_outdir, default_points_file, georeference
 from .raster_output import RESAMPLING
 from .robust import METHODS
 from .transforms import KINDS, MIN_POINTS
@@ -68,10 +72,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="outlier rejection (default magsac)")
     p.add_argument("--overviews", action="store_true",
                    help="add internal overviews to the GeoTIFF (faster display in QGIS)")
+    add_batch_options(p)
     return p
 
 
-def _run_one(input_path: Path, args: argparse.Namespace, outdir: Path | None) -> None:
+def _run_one(input_path: Path, args: argparse.Namespace, outdir: Path | None) -> SheetReport:
     mask = False if args.no_mask else (args.mask or "auto")
     result = georeference(
         input_path, args.crs, grid_crs=args.grid_crs, spacing=args.spacing,
@@ -84,11 +89,34 @@ def _run_one(input_path: Path, args: argparse.Namespace, outdir: Path | None) ->
     accuracy = (f"RMSE {result.rmse_px:.2f} px = {result.rmse_map:.3f} {unit}"
                 if result.report["summary"]["redundancy"] > 0 else
                 "no redundancy, accuracy unknown (see the warning)")
-    print(f"{input_path.name}: {result.transform.kind}, {used} of {n} GCPs used, {accuracy}")
-    for w in result.warnings:
-        print(f"  warning: {w}")
-    for path in result.outputs.values():
-        print(f"  {path}")
+    lines = [f"{input_path.name}: {result.transform.kind}, {used} of {n} GCPs used, {accuracy}"]
+    lines += [f"  warning: {w}" for w in result.warnings]
+    lines += [f"  {path}" for path in result.outputs.values()]
+    return SheetReport(text="\n".join(lines), intersections=n,
+                       rmse_px=float(result.rmse_px), warnings=tuple(result.warnings))
+
+
+def _sheet_dir(image: Path, parent: Path | None) -> Path:
+    return parent / f"{image.stem}_georef" if parent else default_outdir(image)
+
+
+def _sheet_outputs(image: Path, parent: Path | None) -> list[Path]:
+    """The files every georeferenced sheet has (the world file only with affine)."""
+    d, stem = _sheet_dir(image, parent), image.stem
+    return [d / f"{stem}{ext}" for ext in (".tif", ".points", ".vrt", ".report.json",
+                                            ".report.html")]
+
+
+def _sheet_inputs(image: Path, args: argparse.Namespace) -> list[Path | None]:
+    mask = None if args.no_mask else (Path(args.mask) if args.mask else mask_for_input(image))
+    gcps = None if args.no_gcps else (Path(args.gcps) if args.gcps
+                                      else default_points_file(image))
+    return [image, mask, gcps]
+
+
+def _directory_sheet(image: Path, args: argparse.Namespace, parent: Path | None) -> SheetReport:
+    """One sheet of directory mode (runs on a worker: module level, picklable)."""
+    return _run_one(image, args, _sheet_dir(image, parent))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -101,16 +129,21 @@ def main(argv: Sequence[str] | None = None) -> int:
                   file=sys.stderr)
         parent = Path(args.outdir) if args.outdir else None
         check_outputs(folders={"outdir": parent})
+        options = batch_options(args)
         inputs = list_inputs(src)
-
-        def work(p: Path) -> None:
-            outdir = parent / f"{p.stem}_georef" if parent else None
-            _run_one(p, args, outdir)
-
-        return run_batch(inputs, work, name=lambda p: p.name, desc="georeferencing")
+        code = run_batch(inputs, functools.partial(_directory_sheet, args=args, parent=parent),
+                         name=lambda p: p.name, desc="georeferencing", options=options,
+                         outputs=lambda p: _sheet_outputs(p, parent),
+                         inputs=lambda p: _sheet_inputs(p, args), summary=parent or src)
+        done = [outs[0] for p in inputs
+                if is_complete(outs := _sheet_outputs(p, parent), [])]
+        mosaic = write_mosaic((parent or src) / MOSAIC_NAME, done)
+        if mosaic is not None:
+            print(f"mosaic of {len(done)} georeferenced sheets: {mosaic}", file=sys.stderr)
+        return code
     if not src.exists():
         raise InputError(f"{src}: no such file or directory; check the path")
-    _run_one(src, args, Path(args.outdir) if args.outdir else None)
+    print(_run_one(src, args, Path(args.outdir) if args.outdir else None).text)
     return EXIT_OK
 
 

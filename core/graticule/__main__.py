@@ -15,11 +15,13 @@ The map-area mask keeps the search inside the map: ``--mask`` if given, else
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..cli import number, run_batch, run_cli
+from ..batch import SheetReport, add_batch_options, batch_options, run_batch
+from ..cli import number, run_cli
 from ..errors import InputError
 from ..formats.mapseg_csv import write_points_csv
 from ..mapseg_names import OUTPUT_PRED, list_inputs, mask_for_input, sheet_id
@@ -50,6 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "MapSeg ground truth, still valid control points)")
     p.add_argument("--debug", metavar="DIR",
                    help="write a downscaled picture of each sheet with the grid drawn on it")
+    add_batch_options(p)
     return p
 
 
@@ -57,7 +60,8 @@ def _debug_path(args: argparse.Namespace, image: Path) -> Path | None:
     return Path(args.debug) / f"{image.stem}-graticule.png" if args.debug else None
 
 
-def _detect_one(image: Path, mask: Path | None, out_csv: Path, args: argparse.Namespace) -> str:
+def _detect_one(image: Path, mask: Path | None, out_csv: Path,
+                args: argparse.Namespace) -> SheetReport:
     check_outputs({"output": out_csv, "debug": _debug_path(args, image)},
                   inputs=[image, mask])
     area = None if args.no_mask else (COMPUTE if mask is None else mask)
@@ -68,11 +72,27 @@ def _detect_one(image: Path, mask: Path | None, out_csv: Path, args: argparse.Na
         write_debug(_debug_path(args, image), image, result)
     hidden = len(result) - len(result.visible_only())
     spacing = result.columns.spacing_px
-    return (f"{image.name}: {len(kept)} intersections"
+    text = (f"{image.name}: {len(kept)} intersections"
             + (f" ({hidden} hidden crossings {'included' if args.all else 'left out'})"
                if hidden else "")
             + f", spacing {spacing:.1f} px, lines at {result.columns.line_angle_deg - 90:.2f} "
               f"and {result.rows.line_angle_deg - 90:.2f} deg -> {out_csv}")
+    return SheetReport(text=text, intersections=len(kept))
+
+
+def _sheet_outputs(image: Path, outdir: Path, args: argparse.Namespace) -> list[Path | None]:
+    """What a sheet of directory mode writes (all of it when the sheet is done)."""
+    return [outdir / f"{sheet_id(image)}{OUTPUT_PRED}.csv", _debug_path(args, image)]
+
+
+def _sheet_inputs(image: Path, args: argparse.Namespace) -> list[Path | None]:
+    return [image, None if args.no_mask else mask_for_input(image)]
+
+
+def _directory_sheet(image: Path, outdir: Path, args: argparse.Namespace) -> SheetReport:
+    """One sheet of directory mode (runs on a worker: module level, picklable)."""
+    out, _ = _sheet_outputs(image, outdir, args)
+    return _detect_one(image, _sheet_inputs(image, args)[1], out, args)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -86,16 +106,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                              "NNN-INPUT-MASK.png is used")
         outdir = Path(args.output)
         check_outputs(folders={"output": outdir, "debug": args.debug})
-        sheets = list_inputs(src)
-
-        def work(image: Path) -> None:
-            mask = None if args.no_mask else mask_for_input(image)
-            out = outdir / f"{sheet_id(image)}{OUTPUT_PRED}.csv"
-            print(_detect_one(image, mask, out, args), file=sys.stderr)
-
-        return run_batch(sheets, work, name=lambda p: p.name, desc="sheets")
+        options = batch_options(args)
+        return run_batch(list_inputs(src), functools.partial(_directory_sheet, outdir=outdir,
+                                                             args=args),
+                         name=lambda p: p.name, desc="sheets", options=options,
+                         outputs=lambda p: _sheet_outputs(p, outdir, args),
+                         inputs=lambda p: _sheet_inputs(p, args), summary=outdir)
     mask = Path(args.mask) if args.mask else (None if args.no_mask else mask_for_input(src))
-    print(_detect_one(src, mask, Path(args.output), args))
+    print(_detect_one(src, mask, Path(args.output), args).text)
     return 0
 
 

@@ -7,6 +7,7 @@ Directory mode: ``python -m core.maparea SHEETS_DIR -o OUT_DIR`` writes
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -15,7 +16,8 @@ import cv2
 import numpy as np
 
 from ..atomic import atomic_output
-from ..cli import run_batch, run_cli
+from ..batch import add_batch_options, batch_options, run_batch
+from ..cli import run_cli
 from ..errors import InputError
 from ..imageio import check_readable_file
 from ..mapseg_names import OUTPUT_PRED, list_inputs, sheet_id
@@ -34,6 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="output PNG (single sheet) or directory (directory mode)")
     ap.add_argument("--reduce", type=int, choices=(1, 2, 4, 8), default=4,
                     help="work at 1/REDUCE of the size (default 4)")
+    add_batch_options(ap)
     return ap
 
 
@@ -44,20 +47,30 @@ def write_mask_png(mask: np.ndarray, path: Path) -> None:
             raise InputError(f"cannot write {path}; check the directory is writable")
 
 
+def _sheet_output(image: Path, outdir: Path) -> Path:
+    return outdir / f"{sheet_id(image)}{OUTPUT_PRED}.png"
+
+
+def _directory_sheet(image: Path, outdir: Path, settings: MapAreaSettings) -> None:
+    """One sheet of directory mode (runs on a worker: module level, picklable)."""
+    out = _sheet_output(image, outdir)
+    check_outputs([out], inputs=[image])
+    write_mask_png(map_area_mask(image, settings=settings), out)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command; returns the exit code (0 ok, 1 some sheets failed, 2 bad input)."""
     args = build_parser().parse_args(argv)
     settings = MapAreaSettings(reduce=args.reduce)
     if args.input.is_dir():
         check_outputs(folders={"output": args.output})
-        inputs = list_inputs(args.input)
-
-        def one(path: Path) -> None:
-            out = args.output / f"{sheet_id(path)}{OUTPUT_PRED}.png"
-            check_outputs([out], inputs=[path])
-            write_mask_png(map_area_mask(path, settings=settings), out)
-
-        return run_batch(inputs, one, name=lambda p: p.name, desc="map areas")
+        options = batch_options(args)
+        return run_batch(list_inputs(args.input),
+                         functools.partial(_directory_sheet, outdir=args.output,
+                                           settings=settings),
+                         name=lambda p: p.name, desc="map areas", options=options,
+                         outputs=lambda p: [_sheet_output(p, args.output)],
+                         summary=args.output)
     check_readable_file(args.input)
     if args.output.suffix.lower() != ".png":
         raise InputError(f"{args.output}: the output must be a .png file")

@@ -1,0 +1,80 @@
+"""The options every directory mode shares: where the sheets run, and whether sheets already
+done are done again."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from dataclasses import dataclass
+
+from ..cli import number
+from ..errors import InputError
+
+#: Environment variable naming an existing Dask scheduler (Dask reads the same one).
+SCHEDULER_ENV = "DASK_SCHEDULER_ADDRESS"
+
+
+def default_workers() -> int:
+    """The number of cores this process may use (the default of ``--workers``)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:     # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+@dataclass(frozen=True)
+class BatchOptions:
+    """Where and how a directory of sheets is processed.
+
+    Attributes
+    ----------
+    workers : int
+        Worker processes of the local Dask cluster, one thread each; 1 runs the sheets one
+        after another in this process (no cluster).
+    scheduler : str or None
+        Address of an existing Dask scheduler (``tcp://HOST:PORT``); its workers must have
+        the project installed and see the same paths. ``workers`` is then unused.
+    force : bool
+        Redo sheets whose outputs are complete and newer than their inputs (else skipped).
+    """
+
+    workers: int = 1
+    scheduler: str | None = None
+    force: bool = False
+
+
+def add_batch_options(parser: argparse.ArgumentParser) -> None:
+    """Add ``--workers``, ``--scheduler`` and ``--force`` to a command's parser."""
+    g = parser.add_argument_group(
+        "directory mode (see docs/whole-atlases.md)")
+    g.add_argument("--workers", type=number("workers", minimum=1, maximum=4096, integer=True),
+                   metavar="N",
+                   help="sheets processed at once by a local Dask cluster of N processes, "
+                        "one thread each (default: the number of cores; 1 = one after "
+                        "another in this process)")
+    g.add_argument("--scheduler", metavar="tcp://HOST:PORT",
+                   help="run on an existing Dask cluster whose workers have this project "
+                        f"installed and see the same paths (default: ${SCHEDULER_ENV} when "
+                        "set, else a local cluster)")
+    g.add_argument("--force", action="store_true",
+                   help="redo sheets whose outputs are complete and newer than the sheet "
+                        "(default: skip them)")
+
+
+def batch_options(args: argparse.Namespace) -> BatchOptions:
+    """The :class:`BatchOptions` of parsed arguments (see :func:`add_batch_options`).
+
+    An explicit ``--workers`` wins over ``$DASK_SCHEDULER_ADDRESS``; ``--workers`` together
+    with ``--scheduler`` is an InputError.
+    """
+    if args.scheduler and args.workers is not None:
+        raise InputError("--workers starts a local cluster and --scheduler uses an existing "
+                         "one; give only one of them", field="workers", value=args.workers)
+    scheduler = args.scheduler
+    if scheduler is None and args.workers is None:
+        scheduler = os.environ.get(SCHEDULER_ENV) or None
+    if scheduler is not None and "://" not in scheduler and ":" not in scheduler:
+        raise InputError(f"--scheduler {scheduler} is not an address; give tcp://HOST:PORT "
+                         "as printed by `dask scheduler`", field="scheduler", value=scheduler)
+    workers = args.workers if args.workers is not None else default_workers()
+    return BatchOptions(workers=int(workers), scheduler=scheduler, force=bool(args.force))
