@@ -29,7 +29,7 @@ from ..imageio import check_readable_file
 from ..mapseg_names import INPUT_MASK, OUTPUT_PRED, list_inputs, mask_for_input, sheet_id
 from ..outputs import check_outputs
 from .export import write_outputs
-from .georeference import Georeference, find_georeference, load_georeference
+from .georeference import Georeference, find_georeference
 from .pipeline import LEVELS, segment_sheet
 from .settings import BlockSettings
 
@@ -152,9 +152,9 @@ def _sheet_outputs(image: Path, gpkg_dir: Path | None,
 
 def _directory_sheet(image: Path, gpkg_dir: Path | None, args: argparse.Namespace) -> None:
     """One sheet of directory mode (runs on a worker: module level, picklable)."""
-    georef = (load_georeference(args.georef, image.stem)
-              if args.georef is not None else None)
     png, gpkg = _sheet_outputs(image, gpkg_dir, args)
+    # the georeference given, else the sheet's own or one beside it (as for one sheet)
+    georef = find_georeference(image, args.georef)[0] if gpkg is not None else None
     _process(image, png, gpkg, _mask_for(image, args.mask, True), args.level, georef, args)
 
 
