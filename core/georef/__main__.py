@@ -15,6 +15,7 @@ from ..cli import EXIT_OK, number, run_batch, run_cli
 from ..errors import InputError
 from ..mapseg_names import list_inputs
 from ..outputs import check_outputs
+from .allmaps import check_iiif_url
 from .pipeline import georeference
 from .raster_output import RESAMPLING
 from .robust import METHODS
@@ -68,6 +69,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="outlier rejection (default magsac)")
     p.add_argument("--overviews", action="store_true",
                    help="add internal overviews to the GeoTIFF (faster display in QGIS)")
+    p.add_argument("--cog", action="store_true",
+                   help="write the GeoTIFF as a Cloud-Optimized GeoTIFF (overviews included; "
+                        "for web servers and object storage)")
+    p.add_argument("--iiif", metavar="URL",
+                   help="IIIF image service URL of the sheet (http or https): also write "
+                        "<stem>.allmaps.json, an Allmaps Georeference Annotation")
+    p.add_argument("--iiif-version", type=int, choices=(2, 3), default=2,
+                   help="IIIF Image API version of that service (default 2)")
     return p
 
 
@@ -78,7 +87,8 @@ def _run_one(input_path: Path, args: argparse.Namespace, outdir: Path | None) ->
         anchors=args.anchor, gcps=False if args.no_gcps else args.gcps,
         gcps_only=args.gcps_only,
         transform=args.transform, outdir=outdir, mask=mask, resampling=args.resampling,
-        threshold_px=args.threshold, outliers=args.outliers, overviews=args.overviews)
+        threshold_px=args.threshold, outliers=args.outliers, overviews=args.overviews,
+        cog=args.cog, iiif=args.iiif, iiif_version=args.iiif_version)
     unit = result.report["crs"]["unit"]
     n, used = len(result.inliers), int(result.inliers.sum())
     accuracy = (f"RMSE {result.rmse_px:.2f} px = {result.rmse_map:.3f} {unit}"
@@ -94,6 +104,8 @@ def _run_one(input_path: Path, args: argparse.Namespace, outdir: Path | None) ->
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit code (see core.cli)."""
     args = build_parser().parse_args(argv)
+    if args.iiif is not None:
+        check_iiif_url(args.iiif)   # before any sheet is read
     src = Path(args.input)
     if src.is_dir():
         if args.gcps or args.anchor:
