@@ -190,9 +190,11 @@ def predicted_teeth(scan: CoarseScan, angle_deg: float, phase: float, spacing: f
     lo = scan.rho_of(row, 0)
     hi = scan.rho_of(row, scan.canvas - 1)
     ks = np.arange(np.ceil((lo - phase) / spacing), np.floor((hi - phase) / spacing) + 1)
-    cols = [scan.column_of(row, phase + k * spacing) for k in ks]
-    return int(sum(scan.strips[row, c] >= MIN_TOOTH_STRIPS for c in cols
-                   if 0 <= c < scan.canvas))
+    # scan.column_of for every tooth at once
+    cols = np.round((phase + ks * spacing - scan.centre_rho[row]) / scan.scale
+                    + scan.canvas / 2).astype(int)
+    cols = cols[(cols >= 0) & (cols < scan.canvas)]
+    return int(np.count_nonzero(scan.strips[row, cols] >= MIN_TOOTH_STRIPS))
 
 
 def comb_evidence(lines: list[LineCandidate], spacing: float,
@@ -229,7 +231,7 @@ def comb_evidence(lines: list[LineCandidate], spacing: float,
     best = int(np.argmax(scores))
     pick = anchor == best
     members, teeth = line[pick], tooth[pick]
-    phase = float(np.median(rhos[members] - teeth * spacing))
+    phase = _median((rhos[members] - teeth * spacing).tolist())
     return float(scores[best]), phase, members.tolist()
 
 
@@ -288,8 +290,14 @@ def _family_angle(lines: list[LineCandidate], default: float) -> float:
     """Median normal angle of the lines (one strong street among them does not tilt it)."""
     if not lines:
         return default
-    return float(np.median([default + angle_difference(c.normal_angle_deg, default)
-                            for c in lines]))
+    return _median([default + angle_difference(c.normal_angle_deg, default) for c in lines])
+
+
+def _median(values: list[float]) -> float:
+    """``np.median`` of a short list, without numpy's overhead (called thousands of times)."""
+    v = sorted(values)
+    n = len(v)
+    return float(v[n // 2]) if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2.0
 
 
 def _parallel(members: list[int], lines: list[LineCandidate], default: float) -> list[int]:
