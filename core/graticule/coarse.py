@@ -138,11 +138,11 @@ def scan_lines(ridge: np.ndarray, valid: np.ndarray, scale: float, angles_deg: n
             # 16-bit sums are exact: strip_px * 255 < 65536 (checked above)
             sums = turned[:canvas, :canvas].reshape(n_strips, strip_px, canvas, 2) \
                 .sum(axis=1, dtype=np.uint16).astype(np.float32)
-            for i in group:
-                delta = angles[i] - base - 90.0 * quarter
-                sheared = sums if abs(delta) < 1e-9 else _sheared(sums, centres, delta)
-                scores[i], strips[i] = _column_scores(sheared, strip_px, drift_kernel,
-                                                      quantile, edge_window)
+            deltas = [angles[i] - base - 90.0 * quarter for i in group]
+            sheared = np.stack([sums if abs(d) < 1e-9 else _sheared(sums, centres, d)
+                                for d in deltas])
+            scores[group], strips[group] = _column_scores(sheared, strip_px, drift_kernel,
+                                                          quantile, edge_window)
     t = np.radians(angles)
     centre_rho = ((w / 2) * np.cos(t) + (h / 2) * np.sin(t)) * scale
     return CoarseScan(angles, scores, scale, centre_rho, canvas, strips)
@@ -196,27 +196,30 @@ def _sheared(sums: np.ndarray, centres: np.ndarray, delta_deg: float) -> np.ndar
 
 def _column_scores(sums: np.ndarray, strip_px: int, drift_kernel: np.ndarray,
                    quantile: float, edge_window: int) -> tuple[np.ndarray, np.ndarray]:
-    """(score, number of valid strips) of every rotated column from its strip sums
-    ``(n_strips, D, 2)``: ink x 16 and cover x 255 (see :func:`scan_lines`)."""
+    """(score, number of valid strips) of every rotated column, ``(G, D)`` each, from the
+    strip sums ``(G, n_strips, D, 2)`` of G angles: ink x 16 and cover x 255 (see
+    :func:`scan_lines`)."""
     ink, cover = sums[..., 0] / 16.0, sums[..., 1] / 255.0
-    scores = np.zeros(ink.shape[1], np.float32)
+    n_angles, n_strips, width = ink.shape
+    scores = np.zeros((n_angles, width), np.float32)
     # a line is more ink than both neighbours two columns away (texture is not)
-    sides = np.full_like(ink, np.inf)
-    sides[:, SIDE_PX:-SIDE_PX] = np.maximum(ink[:, :-2 * SIDE_PX], ink[:, 2 * SIDE_PX:])
-    tophat = cv2.dilate(np.where(np.isfinite(sides), ink - sides, 0).astype(np.float32),
-                        drift_kernel)
+    rise = np.zeros_like(ink)
+    rise[..., SIDE_PX:-SIDE_PX] = ink[..., SIDE_PX:-SIDE_PX] - np.maximum(
+        ink[..., :-2 * SIDE_PX], ink[..., 2 * SIDE_PX:])
+    tophat = cv2.dilate(rise.reshape(-1, width), drift_kernel).reshape(ink.shape)
     full = cover >= 0.8 * strip_px
     per_px = np.where(full, tophat / np.maximum(cover, 1.0), np.inf)
-    per_px.sort(axis=0)   # valid values first, in increasing order
-    n_full = full.sum(axis=0)
+    per_px.sort(axis=1)   # valid values first, in increasing order
+    n_full = full.sum(axis=1)
     rank = np.floor(quantile * np.maximum(n_full - 1, 0)).astype(int)
-    q = np.take_along_axis(per_px, rank[None, :], axis=0)[0]
+    q = np.take_along_axis(per_px, rank[:, None, :], axis=1)[:, 0]
     ok = n_full >= 2
-    if edge_window:
-        ok &= ~_one_sided(ink.sum(axis=0), cover.sum(axis=0), edge_window)
-    if ok.sum() > 4:
-        baseline = np.median(q[ok])   # what clutter alone gives along a line
-        scores[ok] = (q[ok] - baseline) * np.sqrt(n_full[ok])
+    for g in range(n_angles):
+        if edge_window:
+            ok[g] &= ~_one_sided(ink[g].sum(axis=0), cover[g].sum(axis=0), edge_window)
+        if ok[g].sum() > 4:
+            baseline = np.median(q[g, ok[g]])   # what clutter alone gives along a line
+            scores[g, ok[g]] = (q[g, ok[g]] - baseline) * np.sqrt(n_full[g, ok[g]])
     return scores, n_full
 
 

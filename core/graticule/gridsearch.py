@@ -77,9 +77,21 @@ def reduced_images(gray: np.ndarray, valid: np.ndarray | None, *, margin_px: int
     ``margin_px`` so the map frame is not counted as a line.
     """
     height, width = gray.shape
-    coarse_scale, fine_scale = scales or working_scales(width, height)
     half = cv2.resize(gray, (max(1, width // 2), max(1, height // 2)),
                       interpolation=cv2.INTER_AREA)
+    return reduced_images_from_half(half, valid, (width, height), margin_px=margin_px,
+                                    scales=scales)
+
+
+def reduced_images_from_half(half: np.ndarray, valid: np.ndarray | None,
+                             size: tuple[int, int], *, margin_px: int = 48,
+                             scales: tuple[int, int] | None = None) -> ReducedImages:
+    """:func:`reduced_images` from the sheet at half resolution (``half``: uint8, at least
+    ``height // 2`` x ``width // 2``, e.g. a JPEG decoded at 1/2, whose extra last row or
+    column is dropped); ``size`` is the full resolution (width, height)."""
+    width, height = size
+    coarse_scale, fine_scale = scales or working_scales(width, height)
+    half = np.ascontiguousarray(half[:max(1, height // 2), :max(1, width // 2)])
     ridge = ridge_image(half, RIDGE_HALF_WIDTH_HALF_RES)
     del half
     # paper grain makes shallow ridges everywhere: drop them, then clip
@@ -197,42 +209,42 @@ def predicted_teeth(scan: CoarseScan, angle_deg: float, phase: float, spacing: f
     return int(np.count_nonzero(scan.strips[row, cols] >= MIN_TOOTH_STRIPS))
 
 
-def comb_evidence(lines: list[LineCandidate], spacing: float,
-                  tol: float) -> tuple[float, float, list[int]]:
-    """(score, phase, indices of the lines on the comb) for one family at one spacing.
+def comb_evidence(lines: list[LineCandidate], spacings: np.ndarray,
+                  tols: np.ndarray) -> list[tuple[float, float, list[int]]]:
+    """(score, phase, indices of the lines on the comb) for one family at each spacing
+    (``tols``: the distance from a tooth a line may be at, per spacing).
 
     Every line is tried as the comb's anchor; the score is the summed strength of the lines
     on the comb (the strongest one per tooth), minus half the mean strength for every tooth
-    missing between them. All anchors are scored at once; the best one's members and phase
-    are then worked out.
+    missing between them. All spacings and anchors are scored at once; the best anchor's
+    members (by tooth) and phase are then worked out for each spacing.
     """
     if not lines:
-        return 0.0, 0.0, []
-    rhos = np.array([c.rho_px for c in lines])
-    w = np.array([c.score for c in lines])
-    rel = (rhos[None, :] - rhos[:, None]) / spacing          # (anchor, line)
-    k = np.round(rel)
-    on = np.abs(rel - k) * spacing <= tol
-    anchor, line = np.nonzero(on)                            # every anchor is on its comb
-    tooth = k[anchor, line]
-    order = np.lexsort((-w[line], tooth, anchor))            # by anchor, tooth, strength
-    anchor, line, tooth = anchor[order], line[order], tooth[order]
-    first = np.r_[True, (anchor[1:] != anchor[:-1]) | (tooth[1:] != tooth[:-1])]
-    anchor, line, tooth = anchor[first], line[first], tooth[first]
+        return [(0.0, 0.0, [])] * len(spacings)
+    order = np.argsort([-c.score for c in lines], kind="stable")   # strongest first
+    rhos = np.array([lines[i].rho_px for i in order])
+    w = np.array([lines[i].score for i in order])
+    s = np.asarray(spacings, float)[:, None, None]
+    rel = (rhos[None, None, :] - rhos[None, :, None]) / s     # (spacing, anchor, line)
+    k = np.rint(rel)
+    on = np.abs(rel - k) * s <= np.asarray(tols, float)[:, None, None]
+    # a line wins its tooth unless a stronger one (earlier) is on the same tooth
+    same = (k[..., :, None] == k[..., None, :]) & on[..., None, :]
     n = len(lines)
-    total = np.bincount(anchor, weights=w[line], minlength=n)
-    count = np.bincount(anchor, minlength=n)
-    starts = np.flatnonzero(np.r_[True, anchor[1:] != anchor[:-1]])
-    span = np.maximum.reduceat(tooth, starts) - np.minimum.reduceat(tooth, starts) + 1
-    missing = span - count[anchor[starts]]
-    scores = np.full(n, -np.inf)
-    a = anchor[starts]
-    scores[a] = total[a] - 0.5 * missing * total[a] / count[a]
-    best = int(np.argmax(scores))
-    pick = anchor == best
-    members, teeth = line[pick], tooth[pick]
-    phase = _median((rhos[members] - teeth * spacing).tolist())
-    return float(scores[best]), phase, members.tolist()
+    win = on & ~(same & np.tri(n, n, -1, dtype=bool)).any(axis=-1)
+    total = (win * w).sum(axis=-1)
+    count = win.sum(axis=-1)                                  # >= 1: the anchor itself
+    teeth = np.where(on, k, np.nan)
+    span = np.nanmax(teeth, axis=-1) - np.nanmin(teeth, axis=-1) + 1
+    scores = total - 0.5 * (span - count) * total / count
+    best = np.argmax(scores, axis=1)
+    out = []
+    for j, a in enumerate(best):
+        members = np.flatnonzero(win[j, a])
+        members = members[np.argsort(k[j, a, members], kind="stable")]
+        phase = _median((rhos[members] - k[j, a, members] * spacings[j]).tolist())
+        out.append((float(scores[j, a]), phase, order[members].tolist()))
+    return out
 
 
 def evaluate_hypothesis(images: ReducedImages, angle_deg: float, spacing_guess: float,
@@ -255,19 +267,21 @@ def evaluate_hypothesis(images: ReducedImages, angle_deg: float, spacing_guess: 
                                    max_spacing_px)
     scale = images.fine_scale if fine else images.coarse_scale
     best = GridHypothesis((angle_deg, other), spacing_guess, ([], []), 0.0)
-    for s in spacings:
-        tol = max(2.0 * scale, 0.015 * s)
-        sa, pa, ma = comb_evidence(comb_a, s, tol)
-        sb, pb, mb = comb_evidence(comb_b, s, tol)
+    tols = np.maximum(2.0 * scale, 0.015 * np.asarray(spacings))
+    for s, (_, pa, ma), (_, pb, mb) in zip(spacings, comb_evidence(comb_a, spacings, tols),
+                                           comb_evidence(comb_b, spacings, tols),
+                                           strict=True):
         # grid lines are parallel: a member turned from the others is a street on the comb
         ma, mb = _parallel(ma, fam_a, angle_deg), _parallel(mb, fam_b, other)
         sa = sum(comb_a[i].score for i in ma) if ma else 0.0
         sb = sum(comb_b[i].score for i in mb) if mb else 0.0
+        found = len(ma) + len(mb)
+        if (sa + sb) * (found - 1) / max(found, 1) <= best.score:
+            continue   # cannot win even with no tooth missing: teeth not counted
         angles = (_family_angle([fam_a[i] for i in ma], angle_deg),
                   _family_angle([fam_b[i] for i in mb], other))
         teeth = predicted_teeth(scan_a, angles[0], pa, s) + \
             predicted_teeth(scan_b, angles[1], pb, s)
-        found = len(ma) + len(mb)
         score = (sa + sb) * found / max(teeth, found, 1) * (found - 1) / max(found, 1)
         if score > best.score:
             lines = ([fam_a[i] for i in ma], [fam_b[i] for i in mb])
