@@ -153,37 +153,24 @@ def read_image(source: ImageLike, *, reduce: int = 1, gray: bool = False) -> np.
     return img
 
 
-def read_red_channel(source: ImageLike, *, reduce: int = 1) -> np.ndarray:
+def read_red_channel(source: ImageLike) -> np.ndarray:
     """The red channel as ``(H, W) uint8``: black and grey ink stay dark, red ink turns pale.
 
     Used where red printing (labels, boundaries) must not be mistaken for black line work.
-    A grey image is returned as it is. ``reduce`` (1, 2, 4 or 8) decodes at 1/reduce of
-    the size as :func:`read_image` does (``ceil(W / reduce)`` columns).
+    A grey image is returned as it is.
     """
-    if reduce not in _REDUCED_COLOR:
-        raise ValueError(f"reduce must be 1, 2, 4 or 8, not {reduce}")
     if isinstance(source, np.ndarray):
         img = as_image_array(source)
-        red = img if img.ndim == 2 else np.ascontiguousarray(img[:, :, 0])
-        if reduce > 1:
-            h, w = red.shape
-            red = cv2.resize(red, (-(-w // reduce), -(-h // reduce)),
-                             interpolation=cv2.INTER_AREA)
-        return red
+        return img if img.ndim == 2 else np.ascontiguousarray(img[:, :, 0])
     p = check_readable_file(source)
     _check_jpeg_complete(p)
     read_header(p)
-    img = cv2.imread(str(p), _REDUCED_COLOR[reduce] | cv2.IMREAD_IGNORE_ORIENTATION)
+    img = cv2.imread(str(p), cv2.IMREAD_COLOR | cv2.IMREAD_IGNORE_ORIENTATION)
     if img is None or img.size == 0:
         raise InputError(f"{p} is not a readable image; give a JPEG, PNG or TIFF file")
     red = cv2.extractChannel(img, 2)   # OpenCV decodes to BGR; 5x faster than numpy
     del img
     return red
-
-
-def is_jpeg(path: str | os.PathLike) -> bool:
-    """True when the file name says JPEG (decoders then scale by 2, 4, 8 for free)."""
-    return Path(path).suffix.lower() in _JPEG_SUFFIXES
 
 
 def as_image_array(img: np.ndarray) -> np.ndarray:

@@ -3,9 +3,7 @@
 Steps (pixel x right, y down, full-resolution pixels; integer coordinates are pixel centres):
 
 1. Reduced ridge images, a coarse angle scan and fine scans of the best angle hypotheses
-   give the two line families, their spacing and candidate lines (core.graticule.gridsearch);
-   for a JPEG this runs on a half-size decoding while the full-size one is made
-   (core.graticule.loading).
+   give the two line families, their spacing and candidate lines (core.graticule.gridsearch).
 2. Each candidate is followed at full resolution (core.graticule.linetrack); the comb of each
    family then predicts the lines not yet found, which are looked for on purpose (faint or
    interrupted lines are recovered from the grid's regularity; lines off the comb are not
@@ -18,19 +16,19 @@ Steps (pixel x right, y down, full-resolution pixels; integer coordinates are pi
 from __future__ import annotations
 
 import itertools
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import cv2
 import numpy as np
 
 from ..errors import NoGraticuleError
-from ..imageio import ImageLike
+from ..imageio import ImageLike, read_mask, read_red_channel
 from ..progress import ProgressCallback, report
 from .angles import angle_difference, line_through, rho_at
-from .gridsearch import GridHypothesis, ReducedImages, find_grid
+from .gridsearch import GridHypothesis, find_grid, reduced_images
 from .intersections import drawn_through, refine_crossing
 from .linetrack import LineTrack, ValidArea, find_line_near, track_line
-from .loading import read_and_search
 from .result import GraticuleResult, LineFamily
 
 VALID_SCALE = 8   # the map-area mask used for counting line evidence is kept at 1/8
@@ -83,17 +81,16 @@ def detect_graticule(image: ImageLike, mask: ImageLike | None = None, *,
         NoGraticuleError: no two crossing families of evenly spaced lines were found.
     """
     cfg = settings or DetectionSettings()
-    report(progress, 0.0, "reading image, searching the grid's orientation and spacing")
-
-    def search(images: ReducedImages) -> GridHypothesis | None:
-        return find_grid(images, hypotheses=cfg.hypotheses, finalists=cfg.finalists,
-                         min_spacing_px=cfg.min_spacing_px,
-                         max_spacing_px=cfg.max_spacing_px, spacing_hint=spacing_px)
-
-    gray, map_mask, hyp = read_and_search(image, mask, search)
+    report(progress, 0.0, "reading image")
+    gray, map_mask = _read_inputs(image, mask)
     if map_mask is not None and not map_mask.any():
         raise NoGraticuleError("the map-area mask is empty; give the mask of this sheet")
     valid = _valid_area(map_mask, cfg.mask_margin_px)
+
+    report(progress, 0.2, "searching the grid's orientation and spacing")
+    hyp = find_grid(reduced_images(gray, map_mask), hypotheses=cfg.hypotheses,
+                    finalists=cfg.finalists, min_spacing_px=cfg.min_spacing_px,
+                    max_spacing_px=cfg.max_spacing_px, spacing_hint=spacing_px)
     if hyp is None or not hyp.lines[0] or not hyp.lines[1]:
         raise NoGraticuleError("no graticule found: no two families of evenly spaced straight "
                                "lines cross on this sheet; check the image (and the mask)")
@@ -123,6 +120,21 @@ def detect_graticule(image: ImageLike, mask: ImageLike | None = None, *,
                                "area; check the mask")
     report(progress, 1.0, f"{len(result)} intersections")
     return result
+
+
+def _read_inputs(image: ImageLike, mask: ImageLike | None
+                 ) -> tuple[np.ndarray, np.ndarray | None]:
+    """The red channel and the map-area mask (bool, same size, or None); a mask file is
+    decoded on a second thread while the image is (both decoders release the GIL)."""
+    if mask is None or isinstance(mask, np.ndarray):
+        gray = read_red_channel(image)
+        return gray, None if mask is None else read_mask(mask, gray.shape,
+                                                         what="map-area mask")
+    with ThreadPoolExecutor(1) as pool:
+        pending = pool.submit(read_mask, mask, what="map-area mask")
+        gray = read_red_channel(image)
+        map_mask = pending.result()
+    return gray, read_mask(map_mask, gray.shape, what=f"map-area mask {mask}")
 
 
 def _valid_area(map_mask: np.ndarray | None, margin_px: int) -> ValidArea | None:

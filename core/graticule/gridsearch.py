@@ -77,21 +77,9 @@ def reduced_images(gray: np.ndarray, valid: np.ndarray | None, *, margin_px: int
     ``margin_px`` so the map frame is not counted as a line.
     """
     height, width = gray.shape
+    coarse_scale, fine_scale = scales or working_scales(width, height)
     half = cv2.resize(gray, (max(1, width // 2), max(1, height // 2)),
                       interpolation=cv2.INTER_AREA)
-    return reduced_images_from_half(half, valid, (width, height), margin_px=margin_px,
-                                    scales=scales)
-
-
-def reduced_images_from_half(half: np.ndarray, valid: np.ndarray | None,
-                             size: tuple[int, int], *, margin_px: int = 48,
-                             scales: tuple[int, int] | None = None) -> ReducedImages:
-    """:func:`reduced_images` from the sheet at half resolution (``half``: uint8, at least
-    ``height // 2`` x ``width // 2``, e.g. a JPEG decoded at 1/2, whose extra last row or
-    column is dropped); ``size`` is the full resolution (width, height)."""
-    width, height = size
-    coarse_scale, fine_scale = scales or working_scales(width, height)
-    half = np.ascontiguousarray(half[:max(1, height // 2), :max(1, width // 2)])
     ridge = ridge_image(half, RIDGE_HALF_WIDTH_HALF_RES)
     del half
     # paper grain makes shallow ridges everywhere: drop them, then clip
