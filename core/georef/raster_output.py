@@ -213,8 +213,9 @@ def write_geotiff_affine(image_path: Path, out_path: Path, geotransform: tuple[f
                   creationOptions=_creation_options(n, mask_path is not None),
                   progress=progress, message="writing GeoTIFF")
         vrt = None
-    finally:
-        gdal.Unlink(vrt_name)
+    finally:   # not there when a stop signal came before GDAL made it
+        with contextlib.suppress(RuntimeError):
+            gdal.Unlink(vrt_name)
 
 
 def write_gcp_vrt(image_path: Path, out_path: Path, pixel_xy: np.ndarray, map_xy: np.ndarray,
