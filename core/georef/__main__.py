@@ -18,6 +18,7 @@ from ..cli import EXIT_OK, number, run_cli
 from ..errors import InputError
 from ..mapseg_names import list_inputs, mask_for_input
 from ..outputs import check_outputs
+from .allmaps import check_iiif_url
 from .mosaic import MOSAIC_NAME, write_mosaic
 from .pipeline import default_outdir, default_points_file, georeference
 from .raster_output import RESAMPLING
@@ -72,6 +73,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="outlier rejection (default magsac)")
     p.add_argument("--overviews", action="store_true",
                    help="add internal overviews to the GeoTIFF (faster display in QGIS)")
+    p.add_argument("--cog", action="store_true",
+                   help="write the GeoTIFF as a Cloud-Optimized GeoTIFF (overviews included; "
+                        "for web servers and object storage)")
+    p.add_argument("--iiif", metavar="URL",
+                   help="IIIF image service URL of the sheet (http or https): also write "
+                        "<stem>.allmaps.json, an Allmaps Georeference Annotation")
+    p.add_argument("--iiif-version", type=int, choices=(2, 3), default=2,
+                   help="IIIF Image API version of that service (default 2)")
     add_batch_options(p)
     return p
 
@@ -83,7 +92,8 @@ def _run_one(input_path: Path, args: argparse.Namespace, outdir: Path | None) ->
         anchors=args.anchor, gcps=False if args.no_gcps else args.gcps,
         gcps_only=args.gcps_only,
         transform=args.transform, outdir=outdir, mask=mask, resampling=args.resampling,
-        threshold_px=args.threshold, outliers=args.outliers, overviews=args.overviews)
+        threshold_px=args.threshold, outliers=args.outliers, overviews=args.overviews,
+        cog=args.cog, iiif=args.iiif, iiif_version=args.iiif_version)
     unit = result.report["crs"]["unit"]
     n, used = len(result.inliers), int(result.inliers.sum())
     accuracy = (f"RMSE {result.rmse_px:.2f} px = {result.rmse_map:.3f} {unit}"
@@ -122,6 +132,8 @@ def _directory_sheet(image: Path, args: argparse.Namespace, parent: Path | None)
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit code (see core.cli)."""
     args = build_parser().parse_args(argv)
+    if args.iiif is not None:
+        check_iiif_url(args.iiif)   # before any sheet is read
     src = Path(args.input)
     if src.is_dir():
         if args.gcps or args.anchor:

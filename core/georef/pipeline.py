@@ -14,7 +14,10 @@ coordinates to the output CRS, fit the transform while leaving out outliers
 - ``<stem>.points``: QGIS georeferencer GCPs (rejected ones disabled);
 - ``<stem>.vrt``: the original image with the used GCPs;
 - ``<stem>.<x>w``: world file of the original image (helmert/affine only);
-- ``<stem>.report.json`` and ``<stem>.report.html``.
+- ``<stem>.report.json`` and ``<stem>.report.html``;
+- with ``cog``, the GeoTIFF is a Cloud-Optimized GeoTIFF (overviews included);
+- with ``iiif`` (a IIIF image service URL), ``<stem>.allmaps.json``: an Allmaps
+  Georeference Annotation of the used GCPs and the map area (:mod:`.allmaps`).
 
 All files are written under temporary names and renamed at the end: an error or a
 cancellation (:class:`core.progress.Cancelled` from the progress callback) leaves nothing.
@@ -38,6 +41,7 @@ from ..imageio import check_readable_file, image_size
 from ..mapseg_names import mask_for_input, sheet_id
 from ..outputs import check_outputs
 from ..progress import ProgressCallback, report, sub_progress
+from . import allmaps
 from . import crs as crsmod
 from . import raster_output as ro
 from . import report as rep
@@ -277,7 +281,8 @@ def georeference(input_path: str | os.PathLike, crs: str, *, grid_crs: str | Non
                  transform: str = "affine", outdir: str | os.PathLike | None = None,
                  mask: str | os.PathLike | bool | None = "auto",
                  resampling: str = "bilinear", threshold_px: float | None = None,
-                 outliers: str = "magsac", overviews: bool = False,
+                 outliers: str = "magsac", overviews: bool = False, cog: bool = False,
+                 iiif: str | None = None, iiif_version: int = 2,
                  graticule: GraticuleResult | None = None, detect: Detector | None = None,
                  progress: ProgressCallback | None = None) -> GeorefResult:
     """Georeference one sheet into ``crs``; see the module docstring for the outputs.
@@ -304,6 +309,11 @@ def georeference(input_path: str | os.PathLike, crs: str, *, grid_crs: str | Non
         threshold_px: outlier threshold in pixels (default 3% of a grid cell).
         outliers: magsac, ransac or none.
         overviews: add internal overviews to the GeoTIFF (faster display, slower write).
+        cog: write the GeoTIFF as a Cloud-Optimized GeoTIFF (GDAL's COG driver; overviews
+            included).
+        iiif: the IIIF image service URL of the sheet (http or https): also write
+            ``<stem>.allmaps.json``, an Allmaps Georeference Annotation.
+        iiif_version: IIIF Image API version of that service (2 or 3).
         graticule: a detection result to use instead of running the detector.
         detect: the detector, called as ``detect(image_path, mask, progress=...)`` where
             ``mask`` is a mask path, ``"compute"`` (find the map area) or None (whole image)
@@ -328,6 +338,11 @@ def georeference(input_path: str | os.PathLike, crs: str, *, grid_crs: str | Non
     if not (spacing > 0 and np.isfinite(spacing)):
         raise InputError(f"{option('spacing')} must be a positive distance, not {spacing}",
                          field="spacing", value=spacing)
+    if iiif is not None:
+        iiif = allmaps.check_iiif_url(iiif)
+        if iiif_version not in allmaps.SERVICE_TYPES:
+            raise InputError(f"{option('iiif-version')} must be 2 or 3, not {iiif_version}",
+                             field="iiif-version", value=iiif_version)
     anchor_list = [a if isinstance(a, Anchor) else parse_anchor(a, f"{option('anchor')} {k + 1}")
                    for k, a in enumerate(anchors)]
     gcp_path, known = _points_file(gcps, inp)
@@ -339,7 +354,8 @@ def georeference(input_path: str | os.PathLike, crs: str, *, grid_crs: str | Non
                          "default)", field="anchor")
     mask_path = _resolve_mask(mask, inp, size)
     out = Path(outdir) if outdir is not None else default_outdir(inp)
-    check_outputs(_output_paths(out, inp, affine=True).values(), folders={"outdir": out},
+    check_outputs(_output_paths(out, inp, True, iiif is not None).values(),
+                  folders={"outdir": out},
                   inputs=[inp, mask_path, gcp_path])
 
     # ---- GCPs: pixel positions and grid / map coordinates
@@ -372,7 +388,7 @@ def georeference(input_path: str | os.PathLike, crs: str, *, grid_crs: str | Non
     report(progress, 0.55, "transform fitted")
 
     # ---- outputs
-    result = GeorefResult(outputs=_output_paths(out, inp, fitted.is_affine),
+    result = GeorefResult(outputs=_output_paths(out, inp, fitted.is_affine, iiif is not None),
                           transform=fitted, inliers=inliers, pixel_xy=pixel, map_xy=mapxy,
                           grid_xy=grid, rmse_map=fitted.rmse_map, rmse_px=fitted.rmse_px,
                           threshold_px=threshold, labelling=labelling, warnings=warnings,
@@ -382,16 +398,41 @@ def georeference(input_path: str | os.PathLike, crs: str, *, grid_crs: str | Non
                           residual_map=fitted.forward(pixel) - mapxy)
     result.report = _report_dict(result, inp, size, mask_path, gcp_path, out_crs, g_crs,
                                  spacing, resampling, outliers, searched)
-    _write_outputs(result, inp, mask_path, resampling, overviews, progress)
+    annotation = None
+    if iiif is not None:
+        grid_drawn = None if crsmod.same_crs(g_crs, out_crs) else g_crs
+        annotation = allmaps.annotation(
+            iiif, size, pixel[inliers], mapxy[inliers], out_crs, kind,
+            polygon=allmaps.mask_polygon(_map_area(inp, mask_path, searched), size),
+            grid_crs=grid_drawn, iiif_version=iiif_version)
+    _write_outputs(result, inp, mask_path, resampling, overviews, progress, cog=cog,
+                   annotation=annotation)
     return result
 
 
-def _output_paths(out: Path, inp: Path, affine: bool) -> dict[str, Path]:
+def _map_area(inp: Path, mask_path: Path | None, searched: str | None):
+    """The map area for the annotation: the mask file, the area detection computed (found
+    again) or None (the whole image)."""
+    if mask_path is not None:
+        return mask_path
+    from ..graticule.sheet import COMPUTE
+
+    if searched == COMPUTE:
+        from ..maparea import map_area_mask
+
+        computed = map_area_mask(inp)
+        return computed if computed.any() else None
+    return None
+
+
+def _output_paths(out: Path, inp: Path, affine: bool, iiif: bool = False) -> dict[str, Path]:
     stem = inp.stem
     names = {"tif": f"{stem}.tif", "points": f"{stem}.points", "vrt": f"{stem}.vrt",
              "json": f"{stem}.report.json", "html": f"{stem}.report.html"}
     if affine:
         names["world"] = stem + ro.world_file_suffix(inp.suffix)
+    if iiif:
+        names["allmaps"] = f"{stem}.allmaps.json"
     return {k: out / v for k, v in names.items()}
 
 
@@ -428,38 +469,58 @@ def _report_dict(r: GeorefResult, inp: Path, size: tuple[int, int], mask_path: P
 
 
 def _write_outputs(r: GeorefResult, inp: Path, mask_path: Path | None, resampling: str,
-                   overviews: bool, progress: ProgressCallback | None) -> None:
-    """Write every output under a temporary name; rename them all only at the end."""
-    t, used = r.transform, r.inliers
-    wkt = r.report["crs"]["output_wkt"]
+                   overviews: bool, progress: ProgressCallback | None, *, cog: bool = False,
+                   annotation: dict | None = None) -> None:
+    """Write every output under a temporary name; rename them all only at the end. With
+    ``cog`` the GeoTIFF is written under a second temporary name, then copied as a COG."""
     keys = list(r.outputs)
     with atomic_outputs([r.outputs[k] for k in keys]) as temps:
         tmp = dict(zip(keys, temps, strict=True))
-        raster_progress = sub_progress(progress, 0.55, 0.95)
-        ro.write_gcp_vrt(inp, tmp["vrt"], r.pixel_xy[used], r.map_xy[used], wkt, mask_path,
-                         final_dir=r.outputs["vrt"].parent)
-        if t.is_affine:
-            ro.write_geotiff_affine(inp, tmp["tif"], t.geotransform, wkt, mask_path,
-                                    progress=raster_progress)
-            tmp["world"].write_text(ro.format_world_file(t.geotransform), encoding="utf-8")
-        elif t.kind == "projective":
-            ro.warp_projective(inp, tmp["tif"], t.matrix, wkt, mask_path,
-                               resampling=resampling, progress=raster_progress)
+        if not cog:
+            _write_files(r, inp, tmp, tmp["tif"], mask_path, resampling, overviews,
+                         sub_progress(progress, 0.55, 0.95))
         else:
-            ro.warp_gcps(inp, tmp["tif"], r.pixel_xy[used], r.map_xy[used], wkt,
-                         order=GDAL_ORDER.get(t.kind), tps=t.kind == "tps",
-                         mask_path=mask_path, resampling=resampling,
-                         progress=raster_progress)
-        if overviews:
-            ro.build_overviews(tmp["tif"])
-        write_points_file(tmp["points"], GroundControlPoints(r.map_xy, r.pixel_xy, used, wkt),
-                          r.residual_px)
-        tmp["json"].write_text(rep.to_json(r.report), encoding="utf-8")
-        png = rep.residual_plot_png(inp, tuple(r.report["image_size"]), r.pixel_xy,
-                                    r.residual_px, used,
-                                    f"{inp.name}: {t.kind}, RMSE {r.rmse_px:.2f} px")
-        tmp["html"].write_text(rep.to_html(r.report, png), encoding="utf-8")
+            plain = tmp["tif"].with_name(f".{tmp['tif'].name}.plain.tif")
+            try:
+                _write_files(r, inp, tmp, plain, mask_path, resampling, False,
+                             sub_progress(progress, 0.55, 0.8))
+                ro.write_cog(plain, tmp["tif"], progress=sub_progress(progress, 0.8, 0.95))
+            finally:
+                plain.unlink(missing_ok=True)
+        if annotation is not None:
+            tmp["allmaps"].write_text(allmaps.to_json(annotation), encoding="utf-8")
         report(progress, 1.0, "done")
+
+
+def _write_files(r: GeorefResult, inp: Path, tmp: dict[str, Path], tif: Path,
+                 mask_path: Path | None, resampling: str, overviews: bool,
+                 raster_progress: ProgressCallback | None) -> None:
+    """The GeoTIFF (at ``tif``), GCP files and reports (at their ``tmp`` names)."""
+    t, used = r.transform, r.inliers
+    wkt = r.report["crs"]["output_wkt"]
+    ro.write_gcp_vrt(inp, tmp["vrt"], r.pixel_xy[used], r.map_xy[used], wkt, mask_path,
+                     final_dir=r.outputs["vrt"].parent)
+    if t.is_affine:
+        ro.write_geotiff_affine(inp, tif, t.geotransform, wkt, mask_path,
+                                progress=raster_progress)
+        tmp["world"].write_text(ro.format_world_file(t.geotransform), encoding="utf-8")
+    elif t.kind == "projective":
+        ro.warp_projective(inp, tif, t.matrix, wkt, mask_path,
+                           resampling=resampling, progress=raster_progress)
+    else:
+        ro.warp_gcps(inp, tif, r.pixel_xy[used], r.map_xy[used], wkt,
+                     order=GDAL_ORDER.get(t.kind), tps=t.kind == "tps",
+                     mask_path=mask_path, resampling=resampling,
+                     progress=raster_progress)
+    if overviews:
+        ro.build_overviews(tif)
+    write_points_file(tmp["points"], GroundControlPoints(r.map_xy, r.pixel_xy, used, wkt),
+                      r.residual_px)
+    tmp["json"].write_text(rep.to_json(r.report), encoding="utf-8")
+    png = rep.residual_plot_png(inp, tuple(r.report["image_size"]), r.pixel_xy,
+                                r.residual_px, used,
+                                f"{inp.name}: {t.kind}, RMSE {r.rmse_px:.2f} px")
+    tmp["html"].write_text(rep.to_html(r.report, png), encoding="utf-8")
 
 
 def _unit(crs) -> str:

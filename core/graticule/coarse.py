@@ -23,6 +23,9 @@ from .angles import angle_difference
 SIDE_PX = 2                     # coarse columns between a line and its comparison columns
 EDGE_WINDOW_PX = 400            # a frame line has (almost) no map on one side over this
 EDGE_RATIO = 0.25
+_QUARTER_TURNS = {1: cv2.ROTATE_90_COUNTERCLOCKWISE, 2: cv2.ROTATE_180,
+                  3: cv2.ROTATE_90_CLOCKWISE}   # np.rot90(image, k) for k = 1, 2, 3
+MAX_SHEAR_DEG = 2.0            # angles this near a rotated one are scored by shearing its strips
 
 
 @dataclass(frozen=True)
@@ -88,7 +91,7 @@ class CoarseScan:
 
 def scan_lines(ridge: np.ndarray, valid: np.ndarray, scale: float, angles_deg: np.ndarray, *,
                strip_px: int, drift_px: int = 1, quantile: float = 0.4,
-               drop_edges: bool = False) -> CoarseScan:
+               drop_edges: bool = False, max_shear_deg: float = MAX_SHEAR_DEG) -> CoarseScan:
     """Score straight lines at every angle in ``angles_deg`` on a reduced ridge image.
 
     Args:
@@ -101,6 +104,9 @@ def scan_lines(ridge: np.ndarray, valid: np.ndarray, scale: float, angles_deg: n
             the line must be there in 60 % of the map it crosses.
         drop_edges: score 0 for lines with map content on one side only (a map frame seen
             without a map-area mask), judged over EDGE_WINDOW_PX on each side.
+        max_shear_deg: angles within this of a rotated angle (or of it turned by a multiple
+            of 90 degrees) are scored from that rotation's strip sums, each strip shifted
+            across the lines (see :func:`_sheared`); 0 rotates the image for every angle.
     """
     h, w = ridge.shape
     canvas = int(np.ceil(np.hypot(h, w))) + 2
@@ -111,72 +117,109 @@ def scan_lines(ridge: np.ndarray, valid: np.ndarray, scale: float, angles_deg: n
     # faster than floats; the ridge is clipped to <= 15 grey levels (see RIDGE_CLIP)
     packed = np.dstack([np.clip(ridge * valid * 16.0, 0, 255),
                         valid * 255.0]).astype(np.uint8)
-    scores = np.zeros((len(angles_deg), canvas), np.float32)
-    strips = np.zeros((len(angles_deg), canvas), np.int32)
+    if strip_px * 255 >= 1 << 16:
+        raise ValueError(f"strip_px {strip_px} is too long for 16-bit strip sums")
+    angles = np.asarray(angles_deg, float)
+    scores = np.zeros((len(angles), canvas), np.float32)
+    strips = np.zeros((len(angles), canvas), np.int32)
     drift_kernel = np.ones((1, 2 * drift_px + 1), np.uint8)
     edge_window = max(3, round(EDGE_WINDOW_PX / scale)) if drop_edges else 0
-
-    def score(i: int, sums: np.ndarray) -> None:
-        scores[i], strips[i] = _column_scores(sums, strip_px, drift_kernel, quantile,
-                                              edge_window)
-
-    partner = _perpendicular_partners(angles_deg)
-    for i, angle in enumerate(angles_deg):
-        if i in partner.values():
-            continue   # scored from its partner's rotation
-        m = cv2.getRotationMatrix2D((w / 2, h / 2), float(angle), 1.0)
+    # strip centres, rows from the canvas centre (the centre of every rotation)
+    centres = np.arange(n_strips) * strip_px + (strip_px - 1) / 2 - canvas / 2
+    for base, members in _rotation_groups(angles, max_shear_deg):
+        m = cv2.getRotationMatrix2D((w / 2, h / 2), float(base), 1.0)
         m[:, 2] += shift
-        # one spare column on the right: the perpendicular angle's strips (below)
-        rot = cv2.warpAffine(packed, m, (canvas + 1, canvas), flags=cv2.INTER_LINEAR)
-        score(i, rot[:, :canvas].reshape(n_strips, strip_px, canvas, 2)
-              .sum(axis=1, dtype=np.float32))
-        if i in partner:
-            # turning by 90 more degrees about the canvas centre maps (x, y) to
-            # (y, canvas - x): the rotation at angle + 90 is this one's columns 1 .. canvas
-            # turned counter-clockwise (column canvas is margin, all zero)
-            turned = cv2.rotate(rot[:, 1:], cv2.ROTATE_90_COUNTERCLOCKWISE)
-            score(partner[i], turned.reshape(n_strips, strip_px, canvas, 2)
-                  .sum(axis=1, dtype=np.float32))
-    t = np.radians(angles_deg)
+        # one spare row and column: turning the (canvas + 1)^2 grid by 90 degrees about the
+        # canvas centre maps it onto itself, so a quarter turn of this rotation is the
+        # rotation at base + 90 (its last row and column are margin, all zero)
+        rot = cv2.warpAffine(packed, m, (canvas + 1, canvas + 1), flags=cv2.INTER_LINEAR)
+        for quarter, group in members.items():
+            turned = rot if quarter == 0 else cv2.rotate(rot, _QUARTER_TURNS[quarter])
+            # 16-bit sums are exact: strip_px * 255 < 65536 (checked above)
+            sums = turned[:canvas, :canvas].reshape(n_strips, strip_px, canvas, 2) \
+                .sum(axis=1, dtype=np.uint16).astype(np.float32)
+            deltas = [angles[i] - base - 90.0 * quarter for i in group]
+            sheared = np.stack([sums if abs(d) < 1e-9 else _sheared(sums, centres, d)
+                                for d in deltas])
+            scores[group], strips[group] = _column_scores(sheared, strip_px, drift_kernel,
+                                                          quantile, edge_window)
+    t = np.radians(angles)
     centre_rho = ((w / 2) * np.cos(t) + (h / 2) * np.sin(t)) * scale
-    return CoarseScan(np.asarray(angles_deg, float), scores, scale, centre_rho, canvas, strips)
+    return CoarseScan(angles, scores, scale, centre_rho, canvas, strips)
 
 
-def _perpendicular_partners(angles_deg: np.ndarray) -> dict[int, int]:
-    """{i: j} where angle j is angle i + 90 degrees: both are scored from one rotation."""
-    out: dict[int, int] = {}
-    for i, a in enumerate(angles_deg):
-        if i in out.values():
-            continue
-        j = np.flatnonzero(np.abs(np.asarray(angles_deg) - (a + 90.0)) < 1e-6)
-        if len(j) and int(j[0]) not in out and int(j[0]) not in out.values():
-            out[i] = int(j[0])
+def _rotation_groups(angles: np.ndarray, max_shear_deg: float
+                     ) -> list[tuple[float, dict[int, list[int]]]]:
+    """The rotations to make: ``[(base angle, {quarter turns: [angle indices]})]``, every
+    angle within ``max_shear_deg`` of its base turned by its quarter turns."""
+    if not len(angles):
+        return []
+    ref = float(angles[0])
+    folded = (angles - ref + 45.0) % 90.0 - 45.0      # angle = ref + folded + 90 k
+    quarters = np.round((angles - ref - folded) / 90.0).astype(int)
+    groups = []
+    order = np.argsort(folded, kind="stable")
+    start = 0
+    while start < len(order):
+        lo = folded[order[start]]
+        stop = start
+        while stop < len(order) and folded[order[stop]] <= lo + 2 * max_shear_deg + 1e-9:
+            stop += 1
+        idx = order[start:stop]
+        base = ref + (lo + folded[idx].max()) / 2
+        members: dict[int, list[int]] = {}
+        for i in idx:
+            members.setdefault(int(quarters[i]) % 4, []).append(int(i))
+        groups.append((base, members))
+        start = stop
+    return groups
+
+
+def _sheared(sums: np.ndarray, centres: np.ndarray, delta_deg: float) -> np.ndarray:
+    """Strip sums ``(n_strips, D, 2)`` of a rotation as seen by one turned ``delta_deg``
+    further: a line at column c of the turned rotation crosses strip s (centred ``y_s``
+    rows below the canvas centre) at column ``(c - y_s sin(delta)) / cos(delta)`` of this
+    one (columns from the canvas centre), taken as ``c - y_s tan(delta)`` rounded (the
+    cosine moves a column by under 0.3 px for delta <= 2 degrees on a 1000 px canvas).
+    Within a strip the line drifts by at most ``strip_px / 2 * tan(delta)`` columns more;
+    the scan's drift tolerance absorbs both."""
+    n_strips, canvas, _ = sums.shape
+    out = np.zeros_like(sums)
+    shifts = np.rint(-centres * np.tan(np.radians(delta_deg))).astype(int)
+    for s, k in enumerate(shifts):   # out[s, c] = sums[s, c + k]
+        if k >= 0:
+            out[s, :canvas - k] = sums[s, k:]
+        else:
+            out[s, -k:] = sums[s, :canvas + k]
     return out
 
 
 def _column_scores(sums: np.ndarray, strip_px: int, drift_kernel: np.ndarray,
                    quantile: float, edge_window: int) -> tuple[np.ndarray, np.ndarray]:
-    """(score, number of valid strips) of every rotated column from its strip sums
-    ``(n_strips, D, 2)``: ink x 16 and cover x 255 (see :func:`scan_lines`)."""
+    """(score, number of valid strips) of every rotated column, ``(G, D)`` each, from the
+    strip sums ``(G, n_strips, D, 2)`` of G angles: ink x 16 and cover x 255 (see
+    :func:`scan_lines`)."""
     ink, cover = sums[..., 0] / 16.0, sums[..., 1] / 255.0
-    scores = np.zeros(ink.shape[1], np.float32)
+    n_angles, n_strips, width = ink.shape
+    scores = np.zeros((n_angles, width), np.float32)
     # a line is more ink than both neighbours two columns away (texture is not)
-    sides = np.full_like(ink, np.inf)
-    sides[:, SIDE_PX:-SIDE_PX] = np.maximum(ink[:, :-2 * SIDE_PX], ink[:, 2 * SIDE_PX:])
-    tophat = cv2.dilate(np.where(np.isfinite(sides), ink - sides, 0).astype(np.float32),
-                        drift_kernel)
+    rise = np.zeros_like(ink)
+    rise[..., SIDE_PX:-SIDE_PX] = ink[..., SIDE_PX:-SIDE_PX] - np.maximum(
+        ink[..., :-2 * SIDE_PX], ink[..., 2 * SIDE_PX:])
+    tophat = cv2.dilate(rise.reshape(-1, width), drift_kernel).reshape(ink.shape)
     full = cover >= 0.8 * strip_px
     per_px = np.where(full, tophat / np.maximum(cover, 1.0), np.inf)
-    per_px.sort(axis=0)   # valid values first, in increasing order
-    n_full = full.sum(axis=0)
+    per_px.sort(axis=1)   # valid values first, in increasing order
+    n_full = full.sum(axis=1)
     rank = np.floor(quantile * np.maximum(n_full - 1, 0)).astype(int)
-    q = np.take_along_axis(per_px, rank[None, :], axis=0)[0]
+    q = np.take_along_axis(per_px, rank[:, None, :], axis=1)[:, 0]
     ok = n_full >= 2
-    if edge_window:
-        ok &= ~_one_sided(ink.sum(axis=0), cover.sum(axis=0), edge_window)
-    if ok.sum() > 4:
-        baseline = np.median(q[ok])   # what clutter alone gives along a line
-        scores[ok] = (q[ok] - baseline) * np.sqrt(n_full[ok])
+    for g in range(n_angles):
+        if edge_window:
+            ok[g] &= ~_one_sided(ink[g].sum(axis=0), cover[g].sum(axis=0), edge_window)
+        if ok[g].sum() > 4:
+            baseline = np.median(q[g, ok[g]])   # what clutter alone gives along a line
+            scores[g, ok[g]] = (q[g, ok[g]] - baseline) * np.sqrt(n_full[g, ok[g]])
     return scores, n_full
 
 

@@ -16,6 +16,7 @@ Steps (pixel x right, y down, full-resolution pixels; integer coordinates are pi
 from __future__ import annotations
 
 import itertools
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import cv2
@@ -81,18 +82,14 @@ def detect_graticule(image: ImageLike, mask: ImageLike | None = None, *,
     """
     cfg = settings or DetectionSettings()
     report(progress, 0.0, "reading image")
-    gray = read_red_channel(image)
-    height, width = gray.shape
-    map_mask = read_mask(mask, (height, width), what="map-area mask") \
-        if mask is not None else None
+    gray, map_mask = _read_inputs(image, mask)
     if map_mask is not None and not map_mask.any():
         raise NoGraticuleError("the map-area mask is empty; give the mask of this sheet")
     valid = _valid_area(map_mask, cfg.mask_margin_px)
 
     report(progress, 0.2, "searching the grid's orientation and spacing")
-    images = reduced_images(gray, map_mask)
-    hyp = find_grid(images, hypotheses=cfg.hypotheses, finalists=cfg.finalists,
-                    min_spacing_px=cfg.min_spacing_px,
+    hyp = find_grid(reduced_images(gray, map_mask), hypotheses=cfg.hypotheses,
+                    finalists=cfg.finalists, min_spacing_px=cfg.min_spacing_px,
                     max_spacing_px=cfg.max_spacing_px, spacing_hint=spacing_px)
     if hyp is None or not hyp.lines[0] or not hyp.lines[1]:
         raise NoGraticuleError("no graticule found: no two families of evenly spaced straight "
@@ -123,6 +120,21 @@ def detect_graticule(image: ImageLike, mask: ImageLike | None = None, *,
                                "area; check the mask")
     report(progress, 1.0, f"{len(result)} intersections")
     return result
+
+
+def _read_inputs(image: ImageLike, mask: ImageLike | None
+                 ) -> tuple[np.ndarray, np.ndarray | None]:
+    """The red channel and the map-area mask (bool, same size, or None); a mask file is
+    decoded on a second thread while the image is (both decoders release the GIL)."""
+    if mask is None or isinstance(mask, np.ndarray):
+        gray = read_red_channel(image)
+        return gray, None if mask is None else read_mask(mask, gray.shape,
+                                                         what="map-area mask")
+    with ThreadPoolExecutor(1) as pool:
+        pending = pool.submit(read_mask, mask, what="map-area mask")
+        gray = read_red_channel(image)
+        map_mask = pending.result()
+    return gray, read_mask(map_mask, gray.shape, what=f"map-area mask {mask}")
 
 
 def _valid_area(map_mask: np.ndarray | None, margin_px: int) -> ValidArea | None:

@@ -190,47 +190,49 @@ def predicted_teeth(scan: CoarseScan, angle_deg: float, phase: float, spacing: f
     lo = scan.rho_of(row, 0)
     hi = scan.rho_of(row, scan.canvas - 1)
     ks = np.arange(np.ceil((lo - phase) / spacing), np.floor((hi - phase) / spacing) + 1)
-    cols = [scan.column_of(row, phase + k * spacing) for k in ks]
-    return int(sum(scan.strips[row, c] >= MIN_TOOTH_STRIPS for c in cols
-                   if 0 <= c < scan.canvas))
+    # scan.column_of for every tooth at once
+    cols = np.round((phase + ks * spacing - scan.centre_rho[row]) / scan.scale
+                    + scan.canvas / 2).astype(int)
+    cols = cols[(cols >= 0) & (cols < scan.canvas)]
+    return int(np.count_nonzero(scan.strips[row, cols] >= MIN_TOOTH_STRIPS))
 
 
-def comb_evidence(lines: list[LineCandidate], spacing: float,
-                  tol: float) -> tuple[float, float, list[int]]:
-    """(score, phase, indices of the lines on the comb) for one family at one spacing.
+def comb_evidence(lines: list[LineCandidate], spacings: np.ndarray,
+                  tols: np.ndarray) -> list[tuple[float, float, list[int]]]:
+    """(score, phase, indices of the lines on the comb) for one family at each spacing
+    (``tols``: the distance from a tooth a line may be at, per spacing).
 
     Every line is tried as the comb's anchor; the score is the summed strength of the lines
     on the comb (the strongest one per tooth), minus half the mean strength for every tooth
-    missing between them. All anchors are scored at once; the best one's members and phase
-    are then worked out.
+    missing between them. All spacings and anchors are scored at once; the best anchor's
+    members (by tooth) and phase are then worked out for each spacing.
     """
     if not lines:
-        return 0.0, 0.0, []
-    rhos = np.array([c.rho_px for c in lines])
-    w = np.array([c.score for c in lines])
-    rel = (rhos[None, :] - rhos[:, None]) / spacing          # (anchor, line)
-    k = np.round(rel)
-    on = np.abs(rel - k) * spacing <= tol
-    anchor, line = np.nonzero(on)                            # every anchor is on its comb
-    tooth = k[anchor, line]
-    order = np.lexsort((-w[line], tooth, anchor))            # by anchor, tooth, strength
-    anchor, line, tooth = anchor[order], line[order], tooth[order]
-    first = np.r_[True, (anchor[1:] != anchor[:-1]) | (tooth[1:] != tooth[:-1])]
-    anchor, line, tooth = anchor[first], line[first], tooth[first]
+        return [(0.0, 0.0, [])] * len(spacings)
+    order = np.argsort([-c.score for c in lines], kind="stable")   # strongest first
+    rhos = np.array([lines[i].rho_px for i in order])
+    w = np.array([lines[i].score for i in order])
+    s = np.asarray(spacings, float)[:, None, None]
+    rel = (rhos[None, None, :] - rhos[None, :, None]) / s     # (spacing, anchor, line)
+    k = np.rint(rel)
+    on = np.abs(rel - k) * s <= np.asarray(tols, float)[:, None, None]
+    # a line wins its tooth unless a stronger one (earlier) is on the same tooth
+    same = (k[..., :, None] == k[..., None, :]) & on[..., None, :]
     n = len(lines)
-    total = np.bincount(anchor, weights=w[line], minlength=n)
-    count = np.bincount(anchor, minlength=n)
-    starts = np.flatnonzero(np.r_[True, anchor[1:] != anchor[:-1]])
-    span = np.maximum.reduceat(tooth, starts) - np.minimum.reduceat(tooth, starts) + 1
-    missing = span - count[anchor[starts]]
-    scores = np.full(n, -np.inf)
-    a = anchor[starts]
-    scores[a] = total[a] - 0.5 * missing * total[a] / count[a]
-    best = int(np.argmax(scores))
-    pick = anchor == best
-    members, teeth = line[pick], tooth[pick]
-    phase = float(np.median(rhos[members] - teeth * spacing))
-    return float(scores[best]), phase, members.tolist()
+    win = on & ~(same & np.tri(n, n, -1, dtype=bool)).any(axis=-1)
+    total = (win * w).sum(axis=-1)
+    count = win.sum(axis=-1)                                  # >= 1: the anchor itself
+    teeth = np.where(on, k, np.nan)
+    span = np.nanmax(teeth, axis=-1) - np.nanmin(teeth, axis=-1) + 1
+    scores = total - 0.5 * (span - count) * total / count
+    best = np.argmax(scores, axis=1)
+    out = []
+    for j, a in enumerate(best):
+        members = np.flatnonzero(win[j, a])
+        members = members[np.argsort(k[j, a, members], kind="stable")]
+        phase = _median((rhos[members] - k[j, a, members] * spacings[j]).tolist())
+        out.append((float(scores[j, a]), phase, order[members].tolist()))
+    return out
 
 
 def evaluate_hypothesis(images: ReducedImages, angle_deg: float, spacing_guess: float,
@@ -253,19 +255,21 @@ def evaluate_hypothesis(images: ReducedImages, angle_deg: float, spacing_guess: 
                                    max_spacing_px)
     scale = images.fine_scale if fine else images.coarse_scale
     best = GridHypothesis((angle_deg, other), spacing_guess, ([], []), 0.0)
-    for s in spacings:
-        tol = max(2.0 * scale, 0.015 * s)
-        sa, pa, ma = comb_evidence(comb_a, s, tol)
-        sb, pb, mb = comb_evidence(comb_b, s, tol)
+    tols = np.maximum(2.0 * scale, 0.015 * np.asarray(spacings))
+    for s, (_, pa, ma), (_, pb, mb) in zip(spacings, comb_evidence(comb_a, spacings, tols),
+                                           comb_evidence(comb_b, spacings, tols),
+                                           strict=True):
         # grid lines are parallel: a member turned from the others is a street on the comb
         ma, mb = _parallel(ma, fam_a, angle_deg), _parallel(mb, fam_b, other)
         sa = sum(comb_a[i].score for i in ma) if ma else 0.0
         sb = sum(comb_b[i].score for i in mb) if mb else 0.0
+        found = len(ma) + len(mb)
+        if (sa + sb) * (found - 1) / max(found, 1) <= best.score:
+            continue   # cannot win even with no tooth missing: teeth not counted
         angles = (_family_angle([fam_a[i] for i in ma], angle_deg),
                   _family_angle([fam_b[i] for i in mb], other))
         teeth = predicted_teeth(scan_a, angles[0], pa, s) + \
             predicted_teeth(scan_b, angles[1], pb, s)
-        found = len(ma) + len(mb)
         score = (sa + sb) * found / max(teeth, found, 1) * (found - 1) / max(found, 1)
         if score > best.score:
             lines = ([fam_a[i] for i in ma], [fam_b[i] for i in mb])
@@ -288,8 +292,14 @@ def _family_angle(lines: list[LineCandidate], default: float) -> float:
     """Median normal angle of the lines (one strong street among them does not tilt it)."""
     if not lines:
         return default
-    return float(np.median([default + angle_difference(c.normal_angle_deg, default)
-                            for c in lines]))
+    return _median([default + angle_difference(c.normal_angle_deg, default) for c in lines])
+
+
+def _median(values: list[float]) -> float:
+    """``np.median`` of a short list, without numpy's overhead (called thousands of times)."""
+    v = sorted(values)
+    n = len(v)
+    return float(v[n // 2]) if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2.0
 
 
 def _parallel(members: list[int], lines: list[LineCandidate], default: float) -> list[int]:
