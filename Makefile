@@ -12,7 +12,8 @@ export QT_QPA_PLATFORM ?= offscreen
 # and the scientific stack compiled against Debian's numpy.
 APT_PACKAGES := python3-qgis qgis-providers python3-gdal gdal-bin python3-venv python3-pip \
 	python3-numpy python3-scipy python3-matplotlib python3-pyproj python3-pil \
-	pyqt5-dev-tools qttools5-dev-tools fonts-dejavu-core fonts-liberation2 zip
+	pyqt5-dev-tools qttools5-dev-tools fonts-dejavu-core fonts-liberation2 zip \
+	tesseract-ocr tesseract-ocr-eng python3-tesserocr
 
 BENCHES := metrics textdet chamfer-ap chart synth graticule georef georef-accuracy maparea blocks
 

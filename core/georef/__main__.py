@@ -26,7 +26,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m core.georef",
         description="Georeference a scanned map sheet from its graticule: detect the grid "
-                    "intersections, name them from anchors or known GCPs, fit a transform "
+                    "intersections, name them from the grid values printed in the margins "
+                    "(or from anchors or known GCPs), fit a transform "
                     "robustly and write a GeoTIFF, QGIS .points, VRT, world file and reports.")
     p.add_argument("input", help="scanned sheet (JPEG, PNG, TIFF) or a directory of "
                                  "NNN-INPUT.jpg sheets")
@@ -35,11 +36,12 @@ def build_parser() -> argparse.ArgumentParser:
                         "preset (paris-atlas)")
     p.add_argument("--grid-crs", help="CRS the graticule is drawn in (default: --crs)")
     p.add_argument("--spacing", type=number("spacing", positive=True, maximum=1e7),
-                   default=1000.0,
-                   help="distance between grid lines in grid-CRS units (default 1000)")
+                   help="distance between grid lines in grid-CRS units (default: the step of "
+                        "the grid values read on the sheet; 1000 with --anchor or --gcps)")
     p.add_argument("--anchor", action="append", default=[], metavar="X,Y=E,N",
                    help="the intersection nearest pixel X,Y has grid coordinates E,N "
-                        "(repeatable; one = north-up sheet, two fix any rotation)")
+                        "(repeatable; one = north-up sheet, two fix any rotation); without "
+                        "anchors or GCPs the grid values printed on the sheet are read")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--gcps", metavar="FILE.points",
                    help="QGIS GCP file of known grid nodes, snapped to the detected grid "

@@ -5,8 +5,9 @@ centre of the top-left pixel at (0.5, 0.5). Detected intersections (core's defau
 coordinates are pixel centres) are shifted by half a pixel on the way in.
 
 Steps: detect the graticule (or take a given :class:`GraticuleResult`), name the
-intersections from anchors or known GCPs (:mod:`.grid_labels`), reproject their grid
-coordinates to the output CRS, fit the transform while leaving out outliers
+intersections from anchors or known GCPs (:mod:`.grid_labels`) or, when none is given,
+from the grid values printed in the margins (:mod:`.label_reader`, :mod:`.label_fit`),
+reproject their grid coordinates to the output CRS, fit the transform while leaving out outliers
 (:mod:`.robust`), then write into OUTDIR (default ``<stem>_georef/`` beside the input):
 
 - ``<stem>.tif``: GeoTIFF; helmert/affine keep the original pixels with a geotransform,
@@ -42,6 +43,8 @@ from . import crs as crsmod
 from . import raster_output as ro
 from . import report as rep
 from .grid_labels import CENTRE_TO_CORNER, Anchor, Labelling, label_intersections, parse_anchor
+from .label_fit import labelling_from_readings
+from .label_reader import read_labels
 from .robust import METHODS, robust_fit
 from .transforms import (
     GDAL_ORDER,
@@ -51,6 +54,8 @@ from .transforms import (
     redundancy,
 )
 
+#: Grid spacing (grid-CRS units) with anchors or GCPs when none is given.
+DEFAULT_SPACING = 1000.0
 #: Default outlier threshold as a fraction of one grid cell in pixels (71 px for the Paris
 #: atlas's 2363 px cells).
 DEFAULT_THRESHOLD_CELLS = 0.03
@@ -73,7 +78,8 @@ class GeorefResult:
             grid CRS (None when the GCPs came from a file as they are).
         rmse_map, rmse_px: RMS residual of the used GCPs in map units and pixels.
         threshold_px: the outlier threshold used.
-        labelling: how intersections were named (None with ``gcps_only``).
+        labelling: how intersections were named (None with ``gcps_only``); with labels
+            read from the sheet, ``labelling.labels`` lists them (see :attr:`labels`).
         warnings: sentences also written to the reports.
         report: the JSON report as a dict.
     """
@@ -90,6 +96,13 @@ class GeorefResult:
     labelling: Labelling | None
     warnings: list[str] = field(default_factory=list)
     report: dict = field(default_factory=dict)
+
+    @property
+    def labels(self) -> list[dict]:
+        """The grid labels read on the sheet (empty when anchors or GCPs named the grid):
+        one dict per word with ``box`` [x0, y0, x1, y1] (pixels, x right, y down), ``text``,
+        ``value``, ``family`` (columns or rows), ``line``, ``used`` and ``why``."""
+        return list(self.labelling.labels) if self.labelling is not None else []
 
     @property
     def rejected(self) -> list[int]:
@@ -186,20 +199,27 @@ def _points_file(gcps, inp: Path) -> tuple[Path | None, GroundControlPoints | No
 
 
 def _labelled_detections(inp: Path, area: str | None, anchors: list[Anchor],
-                         spacing: float, graticule: GraticuleResult | None,
+                         spacing: float | None, graticule: GraticuleResult | None,
                          detect: Detector | None, progress: ProgressCallback | None
                          ) -> tuple[np.ndarray, np.ndarray, float, Labelling]:
     """Detected intersections (GCP pixel convention), their grid coordinates, the cell size
-    in pixels and the labelling."""
+    in pixels and the labelling (from the anchors, or from the labels printed on the sheet
+    when there is none; ``spacing`` None: the step the labels give)."""
     if graticule is None:
         detector = detect or _load_detector()
         graticule = detector(str(inp), area, progress=sub_progress(progress, 0.0, 0.5))
     if len(graticule) == 0:
         raise NoGraticuleError(f"{inp}: no graticule intersection was found; give the "
                                "GCPs with --gcps FILE.points --gcps-only")
-    grid, labelling = label_intersections(graticule, anchors, spacing, _map_area_test(inp, area))
+    if anchors:
+        grid, labelling = label_intersections(graticule, anchors, spacing or DEFAULT_SPACING,
+                                              _map_area_test(inp, area))
+    else:
+        report(progress, 0.45, "reading the grid labels")
+        labelling, _ = labelling_from_readings(graticule, read_labels(inp, graticule), spacing)
+        grid = labelling.grid_coordinates(graticule.index)
     pixel = graticule.points + CENTRE_TO_CORNER  # detection -> GDAL/QGIS convention
-    return pixel, grid, _cell_size_px(pixel, grid, spacing, graticule), labelling
+    return pixel, grid, _cell_size_px(pixel, grid, labelling.spacing, graticule), labelling
 
 
 def _map_area_test(inp: Path, area: str | None):
@@ -250,7 +270,7 @@ def _fit_warnings(fitted: FittedTransform, inliers: np.ndarray, threshold: float
 
 
 def georeference(input_path: str | os.PathLike, crs: str, *, grid_crs: str | None = None,
-                 spacing: float = 1000.0, anchors: Sequence[str | Anchor] = (),
+                 spacing: float | None = None, anchors: Sequence[str | Anchor] = (),
                  gcps: str | os.PathLike | bool | None = None, gcps_only: bool = False,
                  transform: str = "affine", outdir: str | os.PathLike | None = None,
                  mask: str | os.PathLike | bool | None = "auto",
@@ -264,7 +284,8 @@ def georeference(input_path: str | os.PathLike, crs: str, *, grid_crs: str | Non
         input_path: the scanned sheet (JPEG, PNG, TIFF).
         crs: output CRS (EPSG code, WKT, PROJ string or preset such as ``paris-atlas``).
         grid_crs: CRS the graticule is drawn in (default: ``crs``).
-        spacing: distance between grid lines in grid-CRS units.
+        spacing: distance between grid lines in grid-CRS units (None: the step of the
+            labels read on the sheet, or :data:`DEFAULT_SPACING` with anchors or GCPs).
         anchors: ``"X,Y=E,N"`` strings or :class:`Anchor`: the node nearest pixel (X, Y) has
             grid coordinates (E, N).
         gcps: a QGIS ``.points`` file of known points (default: ``<stem>.points`` or
@@ -303,19 +324,13 @@ def georeference(input_path: str | os.PathLike, crs: str, *, grid_crs: str | Non
     if resampling not in ro.RESAMPLING:
         raise InputError(f"unknown resampling {resampling!r}; choose one of "
                          f"{', '.join(ro.RESAMPLING)}")
-    if not (spacing > 0 and np.isfinite(spacing)):
+    if spacing is not None and not (spacing > 0 and np.isfinite(spacing)):
         raise InputError(f"--spacing must be a positive distance, not {spacing}")
     anchor_list = [a if isinstance(a, Anchor) else parse_anchor(a, f"--anchor {k + 1}")
                    for k, a in enumerate(anchors)]
     gcp_path, known = _points_file(gcps, inp)
     if gcps_only and (known is None or len(known) == 0):
         raise InputError("--gcps-only needs a .points file with GCPs: give --gcps FILE.points")
-    if not gcps_only and not anchor_list and (known is None or len(known) == 0):
-        raise InputError(
-            "which intersection is which? give --anchor X,Y=E,N (the grid node nearest pixel "
-            "X,Y has grid coordinates E,N; two anchors fix any rotation) or --gcps "
-            f"FILE.points (QGIS GCPs of known nodes; {inp.stem}.points beside the input is "
-            "used by default)")
     mask_path = _resolve_mask(mask, inp, size)
     out = Path(outdir) if outdir is not None else default_outdir(inp)
     check_outputs(_output_paths(out, inp, affine=True).values(), folders={"outdir": out},
@@ -326,7 +341,7 @@ def georeference(input_path: str | os.PathLike, crs: str, *, grid_crs: str | Non
     if gcps_only:
         pixel = known.pixel_xy.copy()
         grid = _gcps_in(known, g_crs, str(gcp_path))
-        cell_px = _cell_size_px(pixel, grid, spacing, None)
+        cell_px = _cell_size_px(pixel, grid, spacing or DEFAULT_SPACING, None)
     else:
         if known is not None and len(known):
             kgrid = _gcps_in(known, g_crs, str(gcp_path))
@@ -354,8 +369,9 @@ def georeference(input_path: str | os.PathLike, crs: str, *, grid_crs: str | Non
                           transform=fitted, inliers=inliers, pixel_xy=pixel, map_xy=mapxy,
                           grid_xy=grid, rmse_map=fitted.rmse_map, rmse_px=fitted.rmse_px,
                           threshold_px=threshold, labelling=labelling, warnings=warnings)
+    used_spacing = labelling.spacing if labelling is not None else spacing or DEFAULT_SPACING
     result.report = _report_dict(result, inp, size, mask_path, gcp_path, out_crs, g_crs,
-                                 spacing, resampling, outliers, searched)
+                                 used_spacing, resampling, outliers, searched)
     _write_outputs(result, inp, mask_path, resampling, overviews, progress)
     return result
 

@@ -1,0 +1,294 @@
+"""Finding and reading the grid values printed where each grid line meets the map frame.
+
+For every detected grid line (and one beyond each outermost line, an outer line the
+detection may have missed) and each of its two ends, a strip is cut from the sheet along the
+line: from just inside its outermost detected crossing to about 1.25 grid cells beyond it,
+0.3 cell either side of the line, turned so that the line is vertical and the outside is up.
+Long straight strokes (the line itself, the frame) are removed, the remaining ink is split
+into character-sized connected components, grouped into words, and the few words that sit
+on the line in the emptiest surroundings (margin labels stand on blank paper, map text among
+streets) are read by Tesseract 5 (digits only, one word at a time, in both upright
+orientations of the word). Every reading is returned; :mod:`.label_fit` decides which agree.
+
+Pixel coordinates: x right, y down, in pixels of the full-resolution image (integer values
+at pixel centres, like detection).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from ..errors import InputError
+from ..graticule.result import GraticuleResult, LineFamily
+from ..imageio import ImageLike, read_image
+
+#: Cells either side of a line searched for its label, and how far beyond the outermost
+#: crossing (cells); a little inside it too (labels of frame lines sit right on the frame).
+ACROSS_CELLS = 0.3
+BEYOND_CELLS = 1.25
+INSIDE_CELLS = 0.06
+#: Words read per line end (the emptiest surroundings first).
+WORDS_PER_END = 3
+#: The sheet is read at 1/reduce of its size with reduce the largest of 1, 2, 4 that keeps
+#: a grid cell at least this many pixels.
+MIN_CELL_PX = 700
+#: Character height (pixels) Tesseract is given.
+OCR_HEIGHT = 36
+_DIGITS = re.compile(r"^-?\d{1,9}$")
+_FAMILIES = ("columns", "rows")
+
+
+@dataclass
+class LabelReading:
+    """One word found by a grid line's end and what Tesseract read in it.
+
+    Attributes:
+        family: "columns" or "rows" (see :class:`~core.graticule.result.GraticuleResult`).
+        line: index k of the line in the family's numbering (``offset + k * spacing``).
+        end: -1 at the end of the line towards lower positions along it, +1 the other end.
+        box: (x0, y0, x1, y1) full-resolution pixels around the word.
+        text: what was read ("" when nothing); ``value``: it as a number, or None.
+        confidence: Tesseract's mean word confidence, 0-100.
+        up: unit vector (x, y): where the top of the text points in the image.
+        word: number of the word on the sheet: the two readings of one word (upright and
+            upside down) share it; at most one of them can be used.
+    """
+
+    family: str
+    line: int
+    end: int
+    box: tuple[int, int, int, int]
+    text: str
+    value: float | None
+    confidence: float
+    up: tuple[float, float]
+    word: int
+
+
+class _Ocr:
+    """One Tesseract instance per thread (tesserocr), digits only, one line per image."""
+
+    _local = threading.local()
+
+    @classmethod
+    def api(cls):
+        api = getattr(cls._local, "api", None)
+        if api is None:
+            # Tesseract's OpenMP threads cost 40x on images this small: one thread each
+            os.environ.setdefault("OMP_THREAD_LIMIT", "1")
+            try:
+                import tesserocr
+            except ImportError:
+                raise InputError("reading the grid labels needs Tesseract (Debian packages "
+                                 "tesseract-ocr and python3-tesserocr: run make install); or "
+                                 "give --anchor X,Y=E,N") from None
+            api = tesserocr.PyTessBaseAPI(lang="eng", psm=tesserocr.PSM.SINGLE_LINE)
+            api.SetVariable("tessedit_char_whitelist", "0123456789-")
+            api.SetVariable("classify_bln_numeric_mode", "1")
+            cls._local.api = api
+        return api
+
+
+def read_word(patch: np.ndarray) -> tuple[str, float]:
+    """Text (digits, spaces removed) and mean confidence of a binary word image
+    (uint8, 255 = ink), already upright."""
+    from PIL import Image
+
+    api = _Ocr.api()
+    img = np.full((patch.shape[0] + 24, patch.shape[1] + 24), 255, np.uint8)
+    img[12:-12, 12:-12] = 255 - patch
+    api.SetImage(Image.fromarray(img))
+    text = api.GetUTF8Text().strip().replace(" ", "")
+    return text, float(api.MeanTextConf())
+
+
+def parse_value(text: str) -> float | None:
+    """The number a label reads, or None (digits with an optional leading minus)."""
+    return float(text) if _DIGITS.match(text) else None
+
+
+def _line_geometry(fam: LineFamily, other: LineFamily, k: int,
+                   other_range: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, float, float]:
+    """A point of line ``k``, its unit direction and the positions along it (measured
+    from that point) of its crossings with the other family's first and last lines."""
+    t = np.radians(fam.normal_angle_deg)
+    nrm = np.array([np.cos(t), np.sin(t)])
+    d = np.array([-nrm[1], nrm[0]])
+    p0 = nrm * fam.line_position(k)
+    to = np.radians(other.normal_angle_deg)
+    n2 = np.array([np.cos(to), np.sin(to)])
+    den = float(n2 @ d)
+    ends = [(other.line_position(j) - n2 @ p0) / den for j in other_range]
+    return p0, d, float(min(ends)), float(max(ends))
+
+
+def _strip(gray: np.ndarray, origin: np.ndarray, out: np.ndarray, across: np.ndarray,
+           width: int, height: int) -> tuple[np.ndarray, np.ndarray]:
+    """Cut a ``height`` x ``width`` strip whose bottom-centre is ``origin``, up = ``out``;
+    returns it and the 2x3 map strip pixel -> image pixel."""
+    down = -out
+    m = np.array([[across[0], down[0], 0.0], [across[1], down[1], 0.0]])
+    m[:, 2] = origin - m[:, 0] * (width / 2.0) - m[:, 1] * height
+    strip = cv2.warpAffine(gray, m, (width, height), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                           borderMode=cv2.BORDER_REPLICATE)
+    return strip, m
+
+
+def _ink(strip: np.ndarray, long_px: int) -> tuple[np.ndarray, np.ndarray]:
+    """Binary ink (255) of a strip without its long horizontal and vertical strokes, and
+    the ink's darkness (0 paper - 255 darkest ink) without them.
+
+    Ink is what is darker than the local paper (a grey closing) by a good part of the
+    strip's contrast; strokes longer than ``long_px`` along either axis are the line, the
+    frame or other grid lines."""
+    paper = cv2.morphologyEx(strip, cv2.MORPH_CLOSE, np.ones((15, 15), np.uint8))
+    depth = cv2.subtract(paper, strip)
+    contrast = float(np.percentile(depth, 99.9))
+    ink = (depth > max(35.0, 0.4 * contrast)).astype(np.uint8) * 255
+    lines = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((long_px, 1), np.uint8))
+    lines |= cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((1, long_px), np.uint8))
+    lines = cv2.dilate(lines, np.ones((3, 3), np.uint8))
+    dark = cv2.convertScaleAbs(depth, alpha=255.0 / max(contrast, 1.0))
+    dark[lines > 0] = 0
+    return cv2.subtract(ink, lines), dark
+
+
+def _words(ink: np.ndarray, min_h: int, max_h: int) -> list[tuple[np.ndarray, int]]:
+    """Character-sized components grouped into words: (box x0, y0, x1, y1, characters).
+
+    Characters closer than half the typical character size join one word."""
+    n, lab, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    size = np.maximum(stats[:, 2], stats[:, 3])
+    keep = ((size >= min_h) & (size <= max_h)
+            & (stats[:, cv2.CC_STAT_AREA] >= 0.08 * size.astype(np.float64) ** 1.5))
+    keep[0] = False
+    if not keep.any():
+        return []
+    chars = keep[lab].astype(np.uint8) * 255
+    gap = max(2, round(0.45 * float(np.median(size[keep]))))
+    joined = cv2.dilate(chars, np.ones((gap, gap), np.uint8))
+    m, wlab, wstats, _ = cv2.connectedComponentsWithStats(joined, connectivity=8)
+    out = []
+    for i in range(1, m):
+        x, y, w, h = wstats[i, :4]
+        half = gap // 2
+        box = np.array([x + half, y + half, x + w - half, y + h - half], dtype=np.float64)
+        n_chars = len(np.unique(lab[y:y + h, x:x + w][(wlab[y:y + h, x:x + w] == i)
+                                                      & (chars[y:y + h, x:x + w] > 0)]))
+        out.append((box, n_chars))
+    return out
+
+
+def _reduce_for(result: GraticuleResult) -> int:
+    cell = min(result.columns.spacing_px, result.rows.spacing_px)
+    for r in (4, 2):
+        if cell / r >= MIN_CELL_PX:
+            return r
+    return 1
+
+
+def read_labels(image: ImageLike, result: GraticuleResult) -> list[LabelReading]:
+    """Find and read the labels at both ends of every grid line of ``result``.
+
+    Args:
+        image: the sheet (path or array) the detection ran on.
+        result: the detected graticule (line families and their indices).
+
+    Returns:
+        Every reading (two per word: upright and upside down), boxes in full-resolution
+        pixels.
+    """
+    reduce = _reduce_for(result)
+    gray = read_image(image, reduce=reduce, gray=True)
+    readings: list[LabelReading] = []
+    word_no = 0
+    fams = (result.columns, result.rows)
+    lines = [fam.indices or tuple(sorted(set(result.index[:, f].tolist())))
+             for f, fam in enumerate(fams)]
+    if not all(lines):
+        return []
+    for f, fam in enumerate(fams):
+        other = fams[1 - f]
+        orange = (min(lines[1 - f]), max(lines[1 - f]))
+        cell = fam.spacing_px / reduce
+        other_cell = other.spacing_px / reduce
+        width = int(2 * ACROSS_CELLS * cell)
+        height = int((BEYOND_CELLS + INSIDE_CELLS) * other_cell)
+        max_h = max(12, int(0.09 * cell))
+        min_h = 5
+        for k in range(min(lines[f]) - 1, max(lines[f]) + 2):
+            p0, d, lo, hi = _line_geometry(fam, other, k, orange)
+            for end, pos in ((-1, lo), (1, hi)):
+                out = d * end
+                across = np.array([-out[1], out[0]])
+                start = (p0 + d * pos - out * INSIDE_CELLS * other_cell) / reduce
+                strip, m = _strip(gray, start, out, across, width, height)
+                if not (0 <= start[0] < gray.shape[1] and 0 <= start[1] < gray.shape[0]):
+                    continue  # the line ends off the sheet
+                ink, dark = _ink(strip, int(max(3 * max_h, 0.06 * cell)))
+                words = _words(ink, min_h, max_h)
+                picked = _pick_words(words, ink, width)
+                for box, comps in picked:
+                    word_no += 1
+                    readings += _read_word(dark, box, comps, m, reduce, fam, f, k, end, out,
+                                           word_no)
+    return readings
+
+
+def _pick_words(words, ink: np.ndarray, width: int):
+    """The words on the line (the strip's centre column) in the emptiest surroundings."""
+    integral = cv2.integral((ink > 0).astype(np.uint8))
+    h, w = ink.shape
+    scored = []
+    for box, comps in words:  # comps: number of characters
+        x0, y0, x1, y1 = box
+        size = max(x1 - x0, y1 - y0)
+        short = min(x1 - x0, y1 - y0)
+        if not (x0 - short <= width / 2 <= x1 + short):
+            continue       # not on the line
+        if comps < 2 and size < 1.5 * short:
+            continue       # a lone character: too little to read
+        pad = int(short)
+        a0, b0 = max(0, int(x0) - pad), max(0, int(y0) - pad)
+        a1, b1 = min(w, int(x1) + pad), min(h, int(y1) + pad)
+        ring = (integral[b1, a1] - integral[b0, a1] - integral[b1, a0] + integral[b0, a0])
+        inner = (integral[int(y1), int(x1)] - integral[int(y0), int(x1)]
+                 - integral[int(y1), int(x0)] + integral[int(y0), int(x0)])
+        area = max(1, (a1 - a0) * (b1 - b0) - (x1 - x0) * (y1 - y0))
+        scored.append(((ring - inner) / area, box, comps))
+    scored.sort(key=lambda s: s[0])
+    return [(b, c) for _, b, c in scored[:WORDS_PER_END]]
+
+
+def _read_word(dark, box, comps, m, reduce, fam, f, k, end, out, word_no):
+    x0, y0, x1, y1 = (int(v) for v in box)
+    horizontal = (x1 - x0) >= (y1 - y0)
+    height = (y1 - y0) if horizontal else (x1 - x0)
+    pad = max(1, height // 4)
+    patch = dark[max(0, y0 - pad):y1 + pad, max(0, x0 - pad):x1 + pad]
+    scale = OCR_HEIGHT / max(height, 1)
+    patch = cv2.resize(patch, None, fx=scale, fy=scale, interpolation=cv2.INTER_CUBIC)
+    corners = np.array([[x0, y0, 1], [x1, y0, 1], [x1, y1, 1], [x0, y1, 1]], np.float64)
+    img = corners @ m.T * reduce
+    ibox = (int(img[:, 0].min()), int(img[:, 1].min()), int(np.ceil(img[:, 0].max())),
+            int(np.ceil(img[:, 1].max())))
+    # strip axes in the image: x -> across, y -> -out
+    sx = m[:, 0]
+    sy = m[:, 1]
+    results = []
+    turns = (0, 2) if horizontal else (1, 3)
+    for q in turns:
+        upright = np.rot90(patch, q)           # q quarter turns counter-clockwise
+        text, conf = read_word(np.ascontiguousarray(upright))
+        # the top of the upright text, as a strip direction, then in the image
+        top = {0: -sy, 1: sx, 2: sy, 3: -sx}[q]
+        results.append(LabelReading(_FAMILIES[f], int(k), int(end), ibox, text,
+                                    parse_value(text), conf,
+                                    (float(top[0]), float(top[1])), word_no))
+    return results
