@@ -129,7 +129,8 @@ def labelling_from_readings(result: GraticuleResult, readings: list[LabelReading
                         if f is None)
         raise LabelsUnreadableError(
             f"the grid values printed on the sheet do not determine the grid ({bad}; "
-            f"{len(readings) // 2} words read); say which intersection is which with --anchor "
+            f"{len({r.word for r in readings})} words read); say which intersection is which "
+            "with --anchor "
             "X,Y=E,N or --gcps FILE.points", records)
     east_fam, north, warning = _directions(result, fits)
     east = np.array([-north[1], north[0]])

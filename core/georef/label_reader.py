@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import os
 import re
-import threading
+import shutil
+import subprocess
+import tempfile
 from dataclasses import dataclass
 
 import cv2
@@ -38,6 +40,8 @@ WORDS_PER_END = 3
 #: The sheet is read at 1/reduce of its size with reduce the largest of 1, 2, 4 that keeps
 #: a grid cell at least this many pixels.
 MIN_CELL_PX = 700
+#: A reading this sure (Tesseract's 0-100) is not tried upside down.
+SURE = 75
 #: Character height (pixels) Tesseract is given.
 OCR_HEIGHT = 36
 _DIGITS = re.compile(r"^-?\d{1,9}$")
@@ -56,8 +60,9 @@ class LabelReading:
         text: what was read ("" when nothing); ``value``: it as a number, or None.
         confidence: Tesseract's mean word confidence, 0-100.
         up: unit vector (x, y): where the top of the text points in the image.
-        word: number of the word on the sheet: the two readings of one word (upright and
+        word: number of the word on the sheet: the readings of one word (upright and
             upside down) share it; at most one of them can be used.
+        turns: quarter turns (counter-clockwise) that made the word upright for reading.
     """
 
     family: str
@@ -69,43 +74,50 @@ class LabelReading:
     confidence: float
     up: tuple[float, float]
     word: int
+    turns: int = 0
 
 
-class _Ocr:
-    """One Tesseract instance per thread (tesserocr), digits only, one line per image."""
+def read_words(patches: list[np.ndarray]) -> list[tuple[str, float]]:
+    """Text (digits and minus signs, spaces removed) and confidence (0-100, 0 when nothing
+    was read) of upright word images (uint8, 255 = ink), in one Tesseract run.
 
-    _local = threading.local()
-
-    @classmethod
-    def api(cls):
-        api = getattr(cls._local, "api", None)
-        if api is None:
-            # Tesseract's OpenMP threads cost 40x on images this small: one thread each
-            os.environ.setdefault("OMP_THREAD_LIMIT", "1")
-            try:
-                import tesserocr
-            except ImportError:
-                raise InputError("reading the grid labels needs Tesseract (Debian packages "
-                                 "tesseract-ocr and python3-tesserocr: run make install); or "
-                                 "give --anchor X,Y=E,N") from None
-            api = tesserocr.PyTessBaseAPI(lang="eng", psm=tesserocr.PSM.SINGLE_LINE)
-            api.SetVariable("tessedit_char_whitelist", "0123456789-")
-            api.SetVariable("classify_bln_numeric_mode", "1")
-            cls._local.api = api
-        return api
-
-
-def read_word(patch: np.ndarray) -> tuple[str, float]:
-    """Text (digits, spaces removed) and mean confidence of a binary word image
-    (uint8, 255 = ink), already upright."""
-    from PIL import Image
-
-    api = _Ocr.api()
-    img = np.full((patch.shape[0] + 24, patch.shape[1] + 24), 255, np.uint8)
-    img[12:-12, 12:-12] = 255 - patch
-    api.SetImage(Image.fromarray(img))
-    text = api.GetUTF8Text().strip().replace(" ", "")
-    return text, float(api.MeanTextConf())
+    Tesseract runs as a separate process (Debian tesseract-ocr 5, English model, one text
+    line per image, figures and minus only), single-threaded: on images this small its
+    OpenMP threads cost several times the work."""
+    if not patches:
+        return []
+    exe = shutil.which("tesseract")
+    if exe is None:
+        raise InputError("reading the grid labels needs Tesseract (Debian packages "
+                         "tesseract-ocr and tesseract-ocr-eng: run make install); or give "
+                         "--anchor X,Y=E,N")
+    with tempfile.TemporaryDirectory(prefix="labels-") as tmp:
+        names = []
+        for i, patch in enumerate(patches):
+            img = np.full((patch.shape[0] + 24, patch.shape[1] + 24), 255, np.uint8)
+            img[12:-12, 12:-12] = 255 - patch
+            names.append(os.path.join(tmp, f"{i:05d}.png"))
+            cv2.imwrite(names[-1], img)
+        listing = os.path.join(tmp, "words.txt")
+        with open(listing, "w", encoding="utf-8") as fh:
+            fh.write("\n".join(names) + "\n")
+        env = {**os.environ, "OMP_THREAD_LIMIT": "1"}
+        run = subprocess.run([exe, listing, "-", "--psm", "7", "-c",
+                              "tessedit_char_whitelist=0123456789-", "tsv"],
+                             capture_output=True, text=True, env=env, check=False)
+    if run.returncode != 0:
+        raise InputError(f"Tesseract failed ({run.stderr.strip()[:200]}); check the "
+                         "tesseract-ocr installation or give --anchor X,Y=E,N")
+    texts: list[list[str]] = [[] for _ in patches]
+    confs: list[list[float]] = [[] for _ in patches]
+    for row in run.stdout.splitlines()[1:]:
+        cols = row.split("\t")
+        if len(cols) == 12 and cols[0] == "5" and cols[11].strip():
+            page = int(cols[1]) - 1
+            texts[page].append(cols[11].strip())
+            confs[page].append(float(cols[10]))
+    return [("".join(t), float(np.mean(c)) if c else 0.0)
+            for t, c in zip(texts, confs, strict=True)]
 
 
 def parse_value(text: str) -> float | None:
@@ -206,8 +218,7 @@ def read_labels(image: ImageLike, result: GraticuleResult) -> list[LabelReading]
     """
     reduce = _reduce_for(result)
     gray = read_image(image, reduce=reduce, gray=True)
-    readings: list[LabelReading] = []
-    word_no = 0
+    jobs: list[tuple[np.ndarray, list[LabelReading]]] = []
     fams = (result.columns, result.rows)
     lines = [fam.indices or tuple(sorted(set(result.index[:, f].tolist())))
              for f, fam in enumerate(fams)]
@@ -234,11 +245,9 @@ def read_labels(image: ImageLike, result: GraticuleResult) -> list[LabelReading]
                 ink, dark = _ink(strip, int(max(3 * max_h, 0.06 * cell)))
                 words = _words(ink, min_h, max_h)
                 picked = _pick_words(words, ink, width)
-                for box, comps in picked:
-                    word_no += 1
-                    readings += _read_word(dark, box, comps, m, reduce, fam, f, k, end, out,
-                                           word_no)
-    return readings
+                for box, _ in picked:
+                    jobs.append(_word_job(dark, box, m, reduce, f, k, end, len(jobs) + 1))
+    return _read_jobs(jobs)
 
 
 def _pick_words(words, ink: np.ndarray, width: int):
@@ -266,29 +275,44 @@ def _pick_words(words, ink: np.ndarray, width: int):
     return [(b, c) for _, b, c in scored[:WORDS_PER_END]]
 
 
-def _read_word(dark, box, comps, m, reduce, fam, f, k, end, out, word_no):
+def _word_job(dark, box, m, reduce, f, k, end, word_no
+              ) -> tuple[np.ndarray, list[LabelReading]]:
+    """A word to read: its image (scaled for Tesseract, as in the strip) and its readings
+    still to fill in, upright one way then the other (the way text stands on a north-up
+    sheet first: top up, or left for text reading upwards)."""
     x0, y0, x1, y1 = (int(v) for v in box)
     horizontal = (x1 - x0) >= (y1 - y0)
     height = (y1 - y0) if horizontal else (x1 - x0)
     pad = max(1, height // 4)
-    patch = dark[max(0, y0 - pad):y1 + pad, max(0, x0 - pad):x1 + pad]
+    word_dark = dark[max(0, y0 - pad):y1 + pad, max(0, x0 - pad):x1 + pad]
     scale = OCR_HEIGHT / max(height, 1)
-    patch = cv2.resize(patch, None, fx=scale, fy=scale, interpolation=cv2.INTER_CUBIC)
+    patch = cv2.resize(word_dark, None, fx=scale, fy=scale, interpolation=cv2.INTER_CUBIC)
     corners = np.array([[x0, y0, 1], [x1, y0, 1], [x1, y1, 1], [x0, y1, 1]], np.float64)
     img = corners @ m.T * reduce
     ibox = (int(img[:, 0].min()), int(img[:, 1].min()), int(np.ceil(img[:, 0].max())),
             int(np.ceil(img[:, 1].max())))
-    # strip axes in the image: x -> across, y -> -out
-    sx = m[:, 0]
-    sy = m[:, 1]
-    results = []
-    turns = (0, 2) if horizontal else (1, 3)
-    for q in turns:
-        upright = np.rot90(patch, q)           # q quarter turns counter-clockwise
-        text, conf = read_word(np.ascontiguousarray(upright))
-        # the top of the upright text, as a strip direction, then in the image
-        top = {0: -sy, 1: sx, 2: sy, 3: -sx}[q]
-        results.append(LabelReading(_FAMILIES[f], int(k), int(end), ibox, text,
-                                    parse_value(text), conf,
-                                    (float(top[0]), float(top[1])), word_no))
-    return results
+    sx, sy = m[:, 0], m[:, 1]          # the strip's x and y (down) axes in the image
+    # q quarter turns counter-clockwise make the word upright; where its top then points:
+    tops = {q: {0: -sy, 1: sx, 2: sy, 3: -sx}[q] for q in ((0, 2) if horizontal else (1, 3))}
+    order = sorted(tops, key=lambda q: (-round(-tops[q][1], 1), tops[q][0]))
+    return patch, [LabelReading(_FAMILIES[f], int(k), int(end), ibox, "", None, 0.0,
+                                (float(tops[q][0]), float(tops[q][1])), word_no, q)
+                   for q in order]
+
+
+def _read_jobs(jobs: list[tuple[np.ndarray, list[LabelReading]]]) -> list[LabelReading]:
+    """Read every word the first way; those not read with confidence, the other way too."""
+    out: list[LabelReading] = []
+    pending = jobs
+    for attempt in (0, 1):
+        texts = read_words([np.ascontiguousarray(np.rot90(patch, rs[attempt].turns))
+                            for patch, rs in pending])
+        again = []
+        for (patch, rs), (text, conf) in zip(pending, texts, strict=True):
+            r = rs[attempt]
+            r.text, r.value, r.confidence = text, parse_value(text), conf
+            out.append(r)
+            if not (r.value is not None and len(text) >= 2 and conf >= SURE):
+                again.append((patch, rs))
+        pending = again
+    return out
