@@ -28,6 +28,8 @@ from .label_reader import LabelReading
 #: Units the printed values may be in, as multiples of the grid-CRS unit (652 for 652000).
 UNIT_FACTORS = (1.0, 1000.0)
 MIN_LINES = 3
+#: Without --spacing, a step read below this is taken as thousands (652, 653: kilometres).
+KM_BELOW = 50.0
 
 
 @dataclass
@@ -139,9 +141,13 @@ def labelling_from_readings(result: GraticuleResult, readings: list[LabelReading
     steps = [abs(f.b) for f in fits]
     if spacing is None:
         if abs(steps[0] - steps[1]) > 1e-9:
-            raise LabelsUnreadableError(f"the labels read give two grid spacings ({steps[0]:g} and "
-                                   f"{steps[1]:g}); give --spacing", records)
+            raise LabelsUnreadableError(f"the labels read give two grid spacings ({steps[0]:g} "
+                                        f"and {steps[1]:g}); give --spacing", records)
         spacing = steps[0]
+        if spacing < KM_BELOW:
+            spacing *= 1000.0
+            warnings.append(f"the labels step by {steps[0]:g}: read as thousands of grid "
+                            f"units (spacing {spacing:g}); give --spacing if not")
     factors = [spacing / s for s in steps]
     p = np.zeros((2, 2), int)
     origin = np.zeros(2)
@@ -161,7 +167,7 @@ def labelling_from_readings(result: GraticuleResult, readings: list[LabelReading
     labelling = Labelling(orientation=p, origin=np.round(origin, 9), spacing=float(spacing),
                           north_in_image=_north_word(north), mirrored=False,
                           warnings=warnings, source="labels", labels=records)
-    rejected = [r for r in records if not r["used"] and r["value"] is not None]
+    rejected = [r for r in records if not r["used"]]
     if rejected:
         labelling.warnings.append(
             f"{len(rejected)} grid label(s) read disagree with the others and were left out: "
@@ -186,8 +192,9 @@ class LabelsUnreadableError(InputError):
 
 
 def label_records(readings: list[LabelReading], fits: list[FamilyFit | None]) -> list[dict]:
-    """One plain record per word read: box (x0, y0, x1, y1 pixels), text, value, family,
-    line, used and why (for the report, the picture and the plugin)."""
+    """One plain record per word read as a number of two figures or more: box (x0, y0,
+    x1, y1 pixels), text, value, family, line, used and why (for the report, the picture
+    and the plugin). Words read as nothing, a letter or one figure are not labels."""
     by_word: dict[int, list[LabelReading]] = {}
     for r in readings:
         by_word.setdefault(r.word, []).append(r)
@@ -198,16 +205,12 @@ def label_records(readings: list[LabelReading], fits: list[FamilyFit | None]) ->
         used = [r for r in rs if fit is not None and word in fit.words and _matches(
             r, fit.a, fit.b)]
         best = used[0] if used else max(rs, key=lambda r: (r.value is not None, r.confidence))
-        if not best.text and best.confidence <= 0:
-            continue     # nothing read: not a label
+        if best.value is None or len(best.text.lstrip("-")) < 2:
+            continue     # no number of two figures or more read: not a label
         if used:
             why = "agrees with the sequence read along its family"
-        elif best.value is None:
-            why = "not a number"
         elif fit is None:
             why = "its family's labels do not form a sequence"
-        elif len(best.text.lstrip("-")) < 2:
-            why = "a single figure"
         else:
             why = f"disagrees: {fit.a + fit.b * best.line:g} expected on this line"
         out.append({"family": best.family, "line": best.line, "end": best.end,

@@ -174,7 +174,8 @@ def _ink(strip: np.ndarray, long_px: int) -> tuple[np.ndarray, np.ndarray]:
 def _words(ink: np.ndarray, min_h: int, max_h: int) -> list[tuple[np.ndarray, int]]:
     """Character-sized components grouped into words: (box x0, y0, x1, y1, characters).
 
-    Characters closer than half the typical character size join one word."""
+    Characters closer than half the typical character size join one word, then words on
+    one text line closer than their height (digits grouped by three, ``6 862 000``)."""
     n, lab, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
     size = np.maximum(stats[:, 2], stats[:, 3])
     keep = ((size >= min_h) & (size <= max_h)
@@ -186,15 +187,54 @@ def _words(ink: np.ndarray, min_h: int, max_h: int) -> list[tuple[np.ndarray, in
     gap = max(2, round(0.45 * float(np.median(size[keep]))))
     joined = cv2.dilate(chars, np.ones((gap, gap), np.uint8))
     m, wlab, wstats, _ = cv2.connectedComponentsWithStats(joined, connectivity=8)
-    out = []
+    boxes, counts = [], []
     for i in range(1, m):
         x, y, w, h = wstats[i, :4]
         half = gap // 2
-        box = np.array([x + half, y + half, x + w - half, y + h - half], dtype=np.float64)
-        n_chars = len(np.unique(lab[y:y + h, x:x + w][(wlab[y:y + h, x:x + w] == i)
-                                                      & (chars[y:y + h, x:x + w] > 0)]))
-        out.append((box, n_chars))
+        boxes.append([x + half, y + half, x + w - half, y + h - half])
+        counts.append(len(np.unique(lab[y:y + h, x:x + w][(wlab[y:y + h, x:x + w] == i)
+                                                         & (chars[y:y + h, x:x + w] > 0)])))
+    return _merge_aligned(np.array(boxes, np.float64).reshape(-1, 4), counts)
+
+
+def _merge_aligned(box: np.ndarray, counts: list[int]) -> list[tuple[np.ndarray, int]]:
+    """Join words of the same height on the same text line separated by less than their
+    height (the space of grouped digits, ``6 862 000``), along x or along y."""
+    n = len(box)
+    if n == 0:
+        return []
+    w, h = box[:, 2] - box[:, 0], box[:, 3] - box[:, 1]
+    parent = np.arange(n)
+    for axis in (0, 1):                       # text along x, then along y
+        thick = h if axis == 0 else w         # the text's height
+        lo, hi = box[:, axis], box[:, axis + 2]
+        plo, phi = box[:, 1 - axis], box[:, 3 - axis]
+        gap = np.maximum(lo[None, :] - hi[:, None], lo[:, None] - hi[None, :])
+        overlap = np.minimum(phi[:, None], phi[None, :]) - np.maximum(plo[:, None], plo[None, :])
+        t = np.minimum(thick[:, None], thick[None, :])
+        similar = np.maximum(thick[:, None], thick[None, :]) < 1.35 * t
+        join = similar & (overlap > 0.6 * t) & (gap < 1.0 * t) & (gap > -0.5 * t)
+        for i, j in zip(*np.nonzero(np.triu(join, 1)), strict=True):
+            ri, rj = i, j
+            while parent[ri] != ri:
+                ri = parent[ri]
+            while parent[rj] != rj:
+                rj = parent[rj]
+            parent[max(ri, rj)] = min(ri, rj)
+    roots = np.array([_root(parent, i) for i in range(n)])
+    out = []
+    for r in np.unique(roots):
+        members = np.flatnonzero(roots == r)
+        b = box[members]
+        out.append((np.array([b[:, 0].min(), b[:, 1].min(), b[:, 2].max(), b[:, 3].max()]),
+                    int(sum(counts[i] for i in members))))
     return out
+
+
+def _root(parent: np.ndarray, i: int) -> int:
+    while parent[i] != i:
+        i = parent[i]
+    return int(i)
 
 
 def _reduce_for(result: GraticuleResult) -> int:
