@@ -15,7 +15,8 @@ APT_PACKAGES := python3-qgis qgis-providers python3-gdal gdal-bin python3-venv p
 	pyqt5-dev-tools qttools5-dev-tools fonts-dejavu-core fonts-liberation2 zip \
 	tesseract-ocr tesseract-ocr-eng
 
-BENCHES := metrics textdet chamfer-ap chart synth graticule georef georef-accuracy maparea blocks
+BENCHES := metrics textdet chamfer-ap chart synth graticule georef georef-accuracy maparea blocks \
+	grid-labels
 
 .PHONY: install system-packages test lint demo bench $(addprefix bench-,$(BENCHES)) zip \
 	transup transcompile readme train-blocks-net crossval-real-edges clean

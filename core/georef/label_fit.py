@@ -1,7 +1,8 @@
 """From grid values read on the sheet to the labelling of the detected grid.
 
 The values printed along one line family form an arithmetic sequence ``v = a + b * k`` of
-the line index k (step b = the grid spacing, in the units printed). Every pair of readings
+the line index k (step b = the grid spacing, in the units printed: a round number, 1, 2,
+2.5 or 5 times a power of ten). Every pair of readings
 on two different lines proposes (a, b); the proposal most readings agree with exactly wins
 (a misread label, a street number or a missing label cannot move it); the readings that
 disagree are reported and left out. A family is determined when at least three lines agree,
@@ -47,6 +48,14 @@ def _matches(r: LabelReading, a: float, b: float) -> bool:
     return r.value is not None and abs(r.value - (a + b * r.line)) < 1e-6 * max(1.0, abs(b))
 
 
+def _round_step(b: float) -> bool:
+    """Grid spacings are round: 1, 2, 2.5 or 5 times a power of ten (250 toises, 1000 m)."""
+    if b == 0:
+        return False
+    mantissa = abs(b) / 10.0 ** np.floor(np.log10(abs(b)))
+    return any(abs(mantissa - m) < 1e-9 for m in (1.0, 2.0, 2.5, 5.0))
+
+
 def fit_family(readings: list[LabelReading], spacing: float | None
                ) -> tuple[FamilyFit | None, str]:
     """The best arithmetic sequence of one family's readings, or (None, why not)."""
@@ -58,7 +67,8 @@ def fit_family(readings: list[LabelReading], spacing: float | None
             if ri.line == rj.line or ri.word == rj.word:
                 continue
             b = (rj.value - ri.value) / (rj.line - ri.line)
-            if b == 0 or (steps is not None and not any(abs(abs(b) - s) < 1e-9 for s in steps)):
+            if not _round_step(b) or (steps is not None
+                                      and not any(abs(abs(b) - s) < 1e-9 for s in steps)):
                 continue
             a = ri.value - b * ri.line
             if (a, b) in scored:

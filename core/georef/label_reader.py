@@ -29,6 +29,7 @@ import numpy as np
 from ..errors import InputError
 from ..graticule.result import GraticuleResult, LineFamily
 from ..imageio import ImageLike, read_image
+from .grid_labels import index_shift
 
 #: Cells either side of a line searched for its label, and how far beyond the outermost
 #: crossing (cells); a little inside it too (labels of frame lines sit right on the frame).
@@ -125,19 +126,28 @@ def parse_value(text: str) -> float | None:
     return float(text) if _DIGITS.match(text) else None
 
 
-def _line_geometry(fam: LineFamily, other: LineFamily, k: int,
-                   other_range: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, float, float]:
-    """A point of line ``k``, its unit direction and the positions along it (measured
-    from that point) of its crossings with the other family's first and last lines."""
+def _line_geometry(fam: LineFamily, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """A point of line ``k`` (the foot of the normal from the origin) and its direction."""
     t = np.radians(fam.normal_angle_deg)
     nrm = np.array([np.cos(t), np.sin(t)])
-    d = np.array([-nrm[1], nrm[0]])
-    p0 = nrm * fam.line_position(k)
-    to = np.radians(other.normal_angle_deg)
-    n2 = np.array([np.cos(to), np.sin(to)])
-    den = float(n2 @ d)
-    ends = [(other.line_position(j) - n2 @ p0) / den for j in other_range]
-    return p0, d, float(min(ends)), float(max(ends))
+    return nrm * fam.line_position(k), np.array([-nrm[1], nrm[0]])
+
+
+def _line_extents(result: GraticuleResult, f: int, shift: int, ks: range, p0s, ds
+                  ) -> dict[int, tuple[float, float]]:
+    """Positions along each line ``k`` of its first and last detected crossing (measured
+    from ``p0s[k]`` along ``ds[k]``); a line with none takes its nearest neighbour's."""
+    found = {}
+    for k in ks:
+        on = result.index[:, f] == k - shift
+        if on.any():
+            pos = (result.points[on] - p0s[k]) @ ds[k]
+            found[k] = (float(pos.min()), float(pos.max()))
+    out = {}
+    for k in ks:
+        near = min(found, key=lambda j: (abs(j - k), j)) if found else None
+        out[k] = found.get(k, found[near] if near is not None else (0.0, 0.0))
+    return out
 
 
 def _strip(gray: np.ndarray, origin: np.ndarray, out: np.ndarray, across: np.ndarray,
@@ -260,21 +270,25 @@ def read_labels(image: ImageLike, result: GraticuleResult) -> list[LabelReading]
     gray = read_image(image, reduce=reduce, gray=True)
     jobs: list[tuple[np.ndarray, list[LabelReading]]] = []
     fams = (result.columns, result.rows)
-    lines = [fam.indices or tuple(sorted(set(result.index[:, f].tolist())))
+    shift = index_shift(result)
+    lines = [fam.indices or tuple(sorted(set((result.index[:, f] + shift[f]).tolist())))
              for f, fam in enumerate(fams)]
     if not all(lines):
         return []
     for f, fam in enumerate(fams):
         other = fams[1 - f]
-        orange = (min(lines[1 - f]), max(lines[1 - f]))
+        ks = range(min(lines[f]) - 1, max(lines[f]) + 2)
+        geo = {k: _line_geometry(fam, k) for k in ks}
+        extents = _line_extents(result, f, int(shift[f]), ks, {k: g[0] for k, g in geo.items()},
+                                {k: g[1] for k, g in geo.items()})
         cell = fam.spacing_px / reduce
         other_cell = other.spacing_px / reduce
         width = int(2 * ACROSS_CELLS * cell)
         height = int((BEYOND_CELLS + INSIDE_CELLS) * other_cell)
         max_h = max(12, int(0.09 * cell))
         min_h = 5
-        for k in range(min(lines[f]) - 1, max(lines[f]) + 2):
-            p0, d, lo, hi = _line_geometry(fam, other, k, orange)
+        for k in ks:
+            (p0, d), (lo, hi) = geo[k], extents[k]
             for end, pos in ((-1, lo), (1, hi)):
                 out = d * end
                 across = np.array([-out[1], out[0]])

@@ -9,8 +9,9 @@ Styles (``SheetParams.margin_labels``):
   its meridian (the values then fall eastward); use it on sheets whose coordinates all
   have one sign.
 
-Easting labels stand upright; northing labels are turned a quarter counter-clockwise
-(reading upwards) when ``label_turned``, else upright too. Each label is centred on its line,
+Easting labels stand upright (on a tilted grid, turned with it); northing labels are turned
+a quarter counter-clockwise (reading upwards) when ``label_turned``, else upright too. Each
+label is centred on its line,
 just outside the frame, on 2 sides (top and left) or 4. Some are left out
 (``label_missing``) and a few stray numbers (``label_distractors``: house or sheet numbers)
 are printed next to line ends. Geometry in flat upright pixels (x right, y down).
@@ -82,31 +83,38 @@ def draw_grid_labels(ink: np.ndarray, frame: Polygon, lines: list[GridLine],
             if p.label_sides == 2 and side in (1, 2):
                 continue
             ends.append((line, point, out, side))
+    # text follows the grid (a tilted grid carries its labels with it)
+    fx, fy = affine.to_flat(np.array([0.0, 1.0]), np.array([0.0, 0.0]))
+    east = float(np.degrees(np.arctan2(fy[1] - fy[0], fx[1] - fx[0])))
     for line, point, out, side in ends:
         if rng.random() < p.label_missing:
             continue
         text = label_text(line.value, p.margin_labels)
-        angle = -90.0 if (line.axis == 1 and p.label_turned) else 0.0
-        records += _place(ink, letters, text, point, out, side, angle, size, gap, p,
-                          (w_img, h_img), {"axis": line.axis, "value": float(line.value),
+        angle = east - 90.0 if (line.axis == 1 and p.label_turned) else east
+        records += _place(ink, letters, text, point, out, side, size, gap, p,
+                          (w_img, h_img), angle, {"axis": line.axis, "value": float(line.value),
                                            "distractor": False})
     for _ in range(p.label_distractors if ends else 0):
         line, point, out, side = ends[int(rng.integers(len(ends)))]
         text = str(int(rng.integers(1, 400)))
         along = np.array([-out[1], out[0]]) * rng.choice([-1.0, 1.0]) * rng.uniform(1.5, 3.0) \
             * size
-        records += _place(ink, letters, text, point + along, out, side, 0.0, 0.8 * size,
-                          gap + rng.uniform(0.0, 2.0) * size, p, (w_img, h_img),
+        records += _place(ink, letters, text, point + along, out, side, 0.8 * size,
+                          gap + rng.uniform(0.0, 2.0) * size, p, (w_img, h_img), east,
                           {"axis": line.axis, "value": None, "distractor": True})
     return records
 
 
 def _place(ink, letters: Lettering, text: str, point: np.ndarray, out: np.ndarray, side: int,
-           angle: float, size: float, gap: float, p: SheetParams, shape: tuple[int, int],
+           size: float, gap: float, p: SheetParams, shape: tuple[int, int], angle: float,
            record: dict) -> list[dict]:
-    """Render ``text`` beyond the frame at ``point`` along ``out``; [] if off the sheet."""
+    """Render ``text`` turned by ``angle`` degrees beyond the frame at ``point`` along
+    ``out``; [] if off the sheet. The record's size is the turned text's bounding box."""
     patch = letters.render([(text, 1.0, 0.0)], p.label_font, size)
-    w, h = (patch.shape[1], patch.shape[0]) if angle == 0 else (patch.shape[0], patch.shape[1])
+    t = np.radians(angle)
+    c, s_ = abs(np.cos(t)), abs(np.sin(t))
+    w = patch.shape[1] * c + patch.shape[0] * s_
+    h = patch.shape[1] * s_ + patch.shape[0] * c
     normal = np.array([[0.0, -1.0], [1.0, 0.0], [0.0, 1.0], [-1.0, 0.0]])[side]
     extent = (h if side in (0, 2) else w) / 2.0
     cos = max(0.3, float(out @ normal))
