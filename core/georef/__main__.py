@@ -68,6 +68,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="outlier threshold in pixels (default 3%% of a grid cell)")
     p.add_argument("--outliers", default="magsac", choices=METHODS,
                    help="outlier rejection (default magsac)")
+    p.add_argument("--debug", action="store_true",
+                   help="also write <stem>.labels.png: the grid labels read on the sheet, "
+                        "boxed (green used, red left out)")
     p.add_argument("--overviews", action="store_true",
                    help="add internal overviews to the GeoTIFF (faster display in QGIS)")
     return p
@@ -80,7 +83,8 @@ def _run_one(input_path: Path, args: argparse.Namespace, outdir: Path | None) ->
         anchors=args.anchor, gcps=False if args.no_gcps else args.gcps,
         gcps_only=args.gcps_only,
         transform=args.transform, outdir=outdir, mask=mask, resampling=args.resampling,
-        threshold_px=args.threshold, outliers=args.outliers, overviews=args.overviews)
+        threshold_px=args.threshold, outliers=args.outliers, overviews=args.overviews,
+        debug=args.debug)
     unit = result.report["crs"]["unit"]
     n, used = len(result.inliers), int(result.inliers.sum())
     accuracy = (f"RMSE {result.rmse_px:.2f} px = {result.rmse_map:.3f} {unit}"

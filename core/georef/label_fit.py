@@ -84,14 +84,20 @@ def fit_family(readings: list[LabelReading], spacing: float | None
     if not scored:
         return None, "no two readings on different lines form a sequence"
     ranked = sorted(scored.items(), key=lambda kv: kv[1][0], reverse=True)
-    (a, b), (key, agree, lines) = ranked[0]
-    if len(ranked) > 1 and ranked[1][1][0][:2] >= key[:2]:
-        (a2, b2) = ranked[1][0]
-        return None, (f"two sequences fit equally well ({a:g} {b:+g} per line and {a2:g} "
-                      f"{b2:+g} per line)")
-    if not (len(lines) >= MIN_LINES or (len(lines) >= 2 and len(agree) >= 4)):
+
+    def enough(lines: set, agree: dict) -> bool:
+        return len(lines) >= MIN_LINES or (len(lines) >= 2 and len(agree) >= 4)
+
+    good = [kv for kv in ranked if enough(kv[1][2], kv[1][1])]
+    if not good:
+        (a, b), (key, agree, lines) = ranked[0]
         return None, (f"only {len(agree)} readings on {len(lines)} lines agree (needs "
                       f"{MIN_LINES} lines, or 2 lines read at both ends)")
+    (a, b), (key, agree, lines) = good[0]
+    if len(good) > 1 and good[1][1][0][:2] >= key[:2]:
+        (a2, b2) = good[1][0]
+        return None, (f"two sequences fit equally well ({a:g} {b:+g} per line and {a2:g} "
+                      f"{b2:+g} per line)")
     up = np.mean([r.up for r in agree.values()], axis=0)
     return FamilyFit(a, b, sorted(agree), lines, up), ""
 

@@ -36,6 +36,8 @@ from .grid_labels import index_shift
 ACROSS_CELLS = 0.3
 BEYOND_CELLS = 1.25
 INSIDE_CELLS = 0.06
+#: A line whose crossings stop short of the other lines' searches up to this much further.
+MAX_EXTRA_CELLS = 2.0
 #: Words read per line end (the emptiest surroundings first).
 WORDS_PER_END = 3
 #: The sheet is read at 1/reduce of its size with reduce the largest of 1, 2, 4 that keeps
@@ -284,16 +286,20 @@ def read_labels(image: ImageLike, result: GraticuleResult) -> list[LabelReading]
         cell = fam.spacing_px / reduce
         other_cell = other.spacing_px / reduce
         width = int(2 * ACROSS_CELLS * cell)
-        height = int((BEYOND_CELLS + INSIDE_CELLS) * other_cell)
+        height = (BEYOND_CELLS + INSIDE_CELLS) * other_cell
         max_h = max(12, int(0.09 * cell))
         min_h = 5
+        g_lo = min(e[0] for e in extents.values())
+        g_hi = max(e[1] for e in extents.values())
         for k in ks:
             (p0, d), (lo, hi) = geo[k], extents[k]
-            for end, pos in ((-1, lo), (1, hi)):
+            for end, pos, extra in ((-1, lo, lo - g_lo), (1, hi, g_hi - hi)):
+                # a line crossed short of the others' extent searches out to theirs too
+                length = int(height + min(extra / reduce, MAX_EXTRA_CELLS * other_cell))
                 out = d * end
                 across = np.array([-out[1], out[0]])
                 start = (p0 + d * pos - out * INSIDE_CELLS * other_cell) / reduce
-                strip, m = _strip(gray, start, out, across, width, height)
+                strip, m = _strip(gray, start, out, across, width, length)
                 if not (0 <= start[0] < gray.shape[1] and 0 <= start[1] < gray.shape[0]):
                     continue  # the line ends off the sheet
                 ink, dark = _ink(strip, int(max(3 * max_h, 0.06 * cell)))

@@ -15,7 +15,8 @@ reproject their grid coordinates to the output CRS, fit the transform while leav
 - ``<stem>.points``: QGIS georeferencer GCPs (rejected ones disabled);
 - ``<stem>.vrt``: the original image with the used GCPs;
 - ``<stem>.<x>w``: world file of the original image (helmert/affine only);
-- ``<stem>.report.json`` and ``<stem>.report.html``.
+- ``<stem>.report.json`` and ``<stem>.report.html`` (with the grid labels read, if any);
+- ``<stem>.labels.png`` with ``debug``: the labels read, boxed on the sheet.
 
 All files are written under temporary names and renamed at the end: an error or a
 cancellation (:class:`core.progress.Cancelled` from the progress callback) leaves nothing.
@@ -277,7 +278,8 @@ def georeference(input_path: str | os.PathLike, crs: str, *, grid_crs: str | Non
                  resampling: str = "bilinear", threshold_px: float | None = None,
                  outliers: str = "magsac", overviews: bool = False,
                  graticule: GraticuleResult | None = None, detect: Detector | None = None,
-                 progress: ProgressCallback | None = None) -> GeorefResult:
+                 debug: bool = False, progress: ProgressCallback | None = None
+                 ) -> GeorefResult:
     """Georeference one sheet into ``crs``; see the module docstring for the outputs.
 
     Args:
@@ -307,6 +309,8 @@ def georeference(input_path: str | os.PathLike, crs: str, *, grid_crs: str | Non
         detect: the detector, called as ``detect(image_path, mask, progress=...)`` where
             ``mask`` is a mask path, ``"compute"`` (find the map area) or None (whole image)
             (default ``core.graticule.detect_on_sheet``).
+        debug: also write ``<stem>.labels.png``: the sheet with the grid labels read
+            (green used, red left out) when the labels named the grid.
         progress: callback ``(fraction, message)``; raise Cancelled from it to stop.
 
     Raises:
@@ -333,8 +337,9 @@ def georeference(input_path: str | os.PathLike, crs: str, *, grid_crs: str | Non
         raise InputError("--gcps-only needs a .points file with GCPs: give --gcps FILE.points")
     mask_path = _resolve_mask(mask, inp, size)
     out = Path(outdir) if outdir is not None else default_outdir(inp)
-    check_outputs(_output_paths(out, inp, affine=True).values(), folders={"outdir": out},
-                  inputs=[inp, mask_path, gcp_path])
+    check_outputs([*_output_paths(out, inp, affine=True).values(),
+                   *([out / f"{inp.stem}.labels.png"] if debug else [])],
+                  folders={"outdir": out}, inputs=[inp, mask_path, gcp_path])
 
     # ---- GCPs: pixel positions and grid / map coordinates
     labelling, searched = None, None
@@ -365,7 +370,10 @@ def georeference(input_path: str | os.PathLike, crs: str, *, grid_crs: str | Non
     report(progress, 0.55, "transform fitted")
 
     # ---- outputs
-    result = GeorefResult(outputs=_output_paths(out, inp, fitted.is_affine),
+    outputs = _output_paths(out, inp, fitted.is_affine)
+    if debug and labelling is not None and labelling.labels:
+        outputs["labels"] = out / f"{inp.stem}.labels.png"
+    result = GeorefResult(outputs=outputs,
                           transform=fitted, inliers=inliers, pixel_xy=pixel, map_xy=mapxy,
                           grid_xy=grid, rmse_map=fitted.rmse_map, rmse_px=fitted.rmse_px,
                           threshold_px=threshold, labelling=labelling, warnings=warnings)
@@ -449,6 +457,9 @@ def _write_outputs(r: GeorefResult, inp: Path, mask_path: Path | None, resamplin
                                     t.inverse(r.map_xy) - r.pixel_xy, used,
                                     f"{inp.name}: {t.kind}, RMSE {r.rmse_px:.2f} px")
         tmp["html"].write_text(rep.to_html(r.report, png), encoding="utf-8")
+        if "labels" in tmp:
+            tmp["labels"].write_bytes(rep.labels_picture_png(inp, tuple(r.report["image_size"]),
+                                                             r.labels))
         report(progress, 1.0, "done")
 
 
