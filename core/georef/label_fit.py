@@ -102,6 +102,25 @@ def fit_family(readings: list[LabelReading], spacing: float | None
     return FamilyFit(a, b, sorted(agree), lines, up), ""
 
 
+def _fit_both(families: list[list[LabelReading]], spacing: float | None
+              ) -> tuple[list[FamilyFit | None], list[str]]:
+    """Fit both families; without ``spacing``, with the one step (in grid units, up to
+    thousands) both agree on best, so that a sequence of stray numbers in one family
+    cannot impose its step."""
+    fits, why = zip(*(fit_family(rs, spacing) for rs in families), strict=True)
+    fits, why = list(fits), list(why)
+    if spacing is not None or any(f is None for f in fits) or abs(fits[0].b) == abs(fits[1].b):
+        return fits, why
+    best = None
+    for step in {abs(f.b) * u for f in fits for u in UNIT_FACTORS}:
+        trial = [fit_family(rs, step)[0] for rs in families]
+        if all(trial):
+            key = (sum(len(f.lines) for f in trial), sum(len(f.words) for f in trial))
+            if best is None or key > best[0]:
+                best = (key, trial)
+    return (best[1], ["", ""]) if best else (fits, why)
+
+
 def _unit(v: np.ndarray) -> np.ndarray:
     n = float(np.hypot(*v))
     return v / n if n > 0 else v
@@ -136,11 +155,7 @@ def labelling_from_readings(result: GraticuleResult, readings: list[LabelReading
     Raises InputError (asking for --anchor) when the labels do not determine the grid.
     """
     names = ("columns", "rows")
-    fits, why = [], []
-    for name in names:
-        fit, reason = fit_family([r for r in readings if r.family == name], spacing)
-        fits.append(fit)
-        why.append(reason)
+    fits, why = _fit_both([[r for r in readings if r.family == n] for n in names], spacing)
     records = label_records(readings, fits)
     if any(f is None for f in fits):
         bad = "; ".join(f"{n}: {w}" for n, f, w in zip(names, fits, why, strict=True)
@@ -156,10 +171,10 @@ def labelling_from_readings(result: GraticuleResult, readings: list[LabelReading
     # unit of the printed values: from --spacing, or the step read
     steps = [abs(f.b) for f in fits]
     if spacing is None:
-        if abs(steps[0] - steps[1]) > 1e-9:
+        if not any(abs(max(steps) - u * min(steps)) < 1e-9 for u in UNIT_FACTORS):
             raise LabelsUnreadableError(f"the labels read give two grid spacings ({steps[0]:g} "
                                         f"and {steps[1]:g}); give --spacing", records)
-        spacing = steps[0]
+        spacing = max(steps)          # one family printed in thousands, the other in full
         if spacing < KM_BELOW:
             spacing *= 1000.0
             warnings.append(f"the labels step by {steps[0]:g}: read as thousands of grid "
