@@ -106,7 +106,7 @@ def read_words(patches: list[np.ndarray]) -> list[tuple[str, float]]:
             fh.write("\n".join(names) + "\n")
         env = {**os.environ, "OMP_THREAD_LIMIT": "1"}
         run = subprocess.run([exe, listing, "-", "--psm", "7", "-c",
-                              "tessedit_char_whitelist=0123456789-", "tsv"],
+                              "tessedit_char_whitelist=0123456789- ", "tsv"],
                              capture_output=True, text=True, env=env, check=False)
     if run.returncode != 0:
         raise InputError(f"Tesseract failed ({run.stderr.strip()[:200]}); check the "
