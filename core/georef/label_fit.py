@@ -6,7 +6,8 @@ the line index k (step b = the grid spacing, in the units printed: a round numbe
 on two different lines proposes (a, b); the proposal most readings agree with exactly wins
 (a misread label, a street number or a missing label cannot move it); the readings that
 disagree are reported and left out. A family is determined when at least three lines agree,
-or two lines read at both ends (four readings).
+or two lines read at both ends (four readings), or two lines read clearly (a warning then
+says that few labels named the grid).
 
 Which family is the easting and where north is come from the direction the text's top
 points (easting labels stand upright on a north-up sheet; northing labels are upright too
@@ -29,6 +30,9 @@ from .label_reader import LabelReading
 #: Units the printed values may be in, as multiples of the grid-CRS unit (652 for 652000).
 UNIT_FACTORS = (1.0, 1000.0)
 MIN_LINES = 3
+#: Two lines whose every reading is at least this sure (Tesseract's 0-100) also do, with a
+#: warning.
+CLEAR = 90.0
 #: Without --spacing, a step read below this is taken as thousands (652, 653: kilometres).
 KM_BELOW = 50.0
 
@@ -86,13 +90,14 @@ def fit_family(readings: list[LabelReading], spacing: float | None
     ranked = sorted(scored.items(), key=lambda kv: kv[1][0], reverse=True)
 
     def enough(lines: set, agree: dict) -> bool:
-        return len(lines) >= MIN_LINES or (len(lines) >= 2 and len(agree) >= 4)
+        return (len(lines) >= MIN_LINES or (len(lines) >= 2 and len(agree) >= 4)
+                or (len(lines) >= 2 and min(r.confidence for r in agree.values()) >= CLEAR))
 
     good = [kv for kv in ranked if enough(kv[1][2], kv[1][1])]
     if not good:
         (a, b), (key, agree, lines) = ranked[0]
         return None, (f"only {len(agree)} readings on {len(lines)} lines agree (needs "
-                      f"{MIN_LINES} lines, or 2 lines read at both ends)")
+                      f"{MIN_LINES} lines, or 2 lines read at both ends or read clearly)")
     (a, b), (key, agree, lines) = good[0]
     if len(good) > 1 and good[1][1][0][:2] >= key[:2]:
         (a2, b2) = good[1][0]
@@ -195,6 +200,10 @@ def labelling_from_readings(result: GraticuleResult, readings: list[LabelReading
         p[axis, f] = want
         # grid value of line k: sign * factor * (a + b k); detection index = k - shift
         origin[axis] = sign * factors[f] * (fit.a + fit.b * shift[f])
+    for name, fit in zip(names, fits, strict=True):
+        if len(fit.lines) < MIN_LINES:
+            warnings.append(f"only two {name} lines were read ({len(fit.words)} labels): "
+                            "check the labelling")
     labelling = Labelling(orientation=p, origin=np.round(origin, 9), spacing=float(spacing),
                           north_in_image=_north_word(north), mirrored=False,
                           warnings=warnings, source="labels", labels=records)

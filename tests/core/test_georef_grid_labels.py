@@ -20,9 +20,10 @@ JACOUBET = Path(__file__).resolve().parents[3] / "shared" / "data" / "jacoubet-1
 UP, LEFT, RIGHT = (0.0, -1.0), (-1.0, 0.0), (1.0, 0.0)
 
 
-def _reading(family: str, line: int, text: str, word: int, up=UP, end: int = -1):
+def _reading(family: str, line: int, text: str, word: int, up=UP, end: int = -1,
+             conf: float = 80.0):
     value = float(text) if text.lstrip("-").isdigit() else None
-    return LabelReading(family, line, end, (0, 0, 10, 10), text, value, 90.0, up, word)
+    return LabelReading(family, line, end, (0, 0, 10, 10), text, value, conf, up, word)
 
 
 def _grid(n: int = 4) -> object:
@@ -44,6 +45,9 @@ def test_sequence_fit_refuses_too_few_or_ambiguous_readings():
     two = [_reading("rows", 0, "6862000", 0), _reading("rows", 1, "6861000", 1)]
     fit, why = fit_family(two, None)
     assert fit is None and "only 2 readings on 2 lines" in why
+    clear = [_reading("rows", 0, "6862000", 0, conf=96), _reading("rows", 1, "6861000", 1,
+                                                                  conf=95)]
+    assert fit_family(clear, None)[0] is not None     # two lines read clearly will do
     # two lines read at both ends are enough
     fit, _ = fit_family([*two, _reading("rows", 0, "6862000", 2, end=1),
                          _reading("rows", 1, "6861000", 3, end=1)], None)
@@ -93,6 +97,11 @@ def test_labels_that_do_not_determine_the_grid_ask_for_an_anchor():
     rs = [_reading("columns", c, str(652000 + 1000 * c), c) for c in range(4)]
     with pytest.raises(InputError, match="do not determine the grid.*--anchor"):
         labelling_from_readings(_grid(), rs, None)
+    # two clear row labels name the rows, with a warning to check
+    rs += [_reading("rows", r, str(6862000 - 1000 * r), 10 + r, up=LEFT, conf=95)
+           for r in range(2)]
+    lab, _ = labelling_from_readings(_grid(), rs, None)
+    assert any("only two rows lines" in w for w in lab.warnings)
 
 
 def test_tesseract_reads_printed_figures():
