@@ -169,14 +169,19 @@ def _ink(strip: np.ndarray, long_px: int) -> tuple[np.ndarray, np.ndarray]:
     the ink's darkness (0 paper - 255 darkest ink) without them.
 
     Ink is what is darker than the local paper (a grey closing) by a good part of the
-    strip's contrast; strokes longer than ``long_px`` along either axis are the line, the
-    frame or other grid lines."""
+    strip's contrast; straight strokes longer than ``long_px`` are the line, the frame or
+    other grid lines."""
     paper = cv2.morphologyEx(strip, cv2.MORPH_CLOSE, np.ones((15, 15), np.uint8))
     depth = cv2.subtract(paper, strip)
     contrast = float(np.percentile(depth, 99.9))
     ink = (depth > max(35.0, 0.4 * contrast)).astype(np.uint8) * 255
     lines = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((long_px, 1), np.uint8))
     lines |= cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((1, long_px), np.uint8))
+    # straight strokes at other angles (a frame the grid is tilted against)
+    segs = cv2.HoughLinesP(cv2.subtract(ink, lines), 1, np.pi / 360, int(0.7 * long_px),
+                           minLineLength=long_px, maxLineGap=3)
+    for x0, y0, x1, y1 in (segs.reshape(-1, 4) if segs is not None else []):
+        cv2.line(lines, (int(x0), int(y0)), (int(x1), int(y1)), 255, 3)
     lines = cv2.dilate(lines, np.ones((3, 3), np.uint8))
     dark = cv2.convertScaleAbs(depth, alpha=255.0 / max(contrast, 1.0))
     dark[lines > 0] = 0
