@@ -2,13 +2,15 @@
 
 For every detected grid line (and one beyond each outermost line, an outer line the
 detection may have missed) and each of its two ends, a strip is cut from the sheet along the
-line: from just inside its outermost detected crossing to about 1.25 grid cells beyond it,
-0.3 cell either side of the line, turned so that the line is vertical and the outside is up.
-Long straight strokes (the line itself, the frame) are removed, the remaining ink is split
-into character-sized connected components, grouped into words, and the few words that sit
-on the line in the emptiest surroundings (margin labels stand on blank paper, map text among
-streets) are read by Tesseract 5 (digits only, one word at a time, in both upright
-orientations of the word). Every reading is returned; :mod:`.label_fit` decides which agree.
+line: from just inside its outermost detected crossing to about 1.25 grid cells beyond it
+(further when the line is crossed short of the others), 0.3 cell either side of the line,
+turned so that the line is vertical and the outside is up. Long straight strokes (the line
+itself, the frame) are removed, the remaining ink is split into character-sized connected
+components, grouped into words, and the few words that sit on the line in the emptiest
+surroundings (margin labels stand on blank paper, map text among streets) are read by
+Tesseract 5 (figures only, one word per image, all words of the sheet in one process),
+first the way text stands on a north-up sheet, then, when that reading is not sure, half a
+turn round. Every reading is returned; :mod:`.label_fit` decides which agree.
 
 Pixel coordinates: x right, y down, in pixels of the full-resolution image (integer values
 at pixel centres, like detection).
@@ -315,8 +317,10 @@ def read_labels(image: ImageLike, result: GraticuleResult) -> list[LabelReading]
     return _read_jobs(jobs)
 
 
-def _pick_words(words, ink: np.ndarray, width: int):
-    """The words on the line (the strip's centre column) in the emptiest surroundings."""
+def _pick_words(words: list[tuple[np.ndarray, int]], ink: np.ndarray, width: int
+                ) -> list[tuple[np.ndarray, int]]:
+    """The words on the line (the strip's centre column) in the emptiest surroundings:
+    (box, number of characters), at most :data:`WORDS_PER_END`."""
     integral = cv2.integral((ink > 0).astype(np.uint8))
     h, w = ink.shape
     scored = []
@@ -340,8 +344,8 @@ def _pick_words(words, ink: np.ndarray, width: int):
     return [(b, c) for _, b, c in scored[:WORDS_PER_END]]
 
 
-def _word_job(dark, box, m, reduce, f, k, end, word_no
-              ) -> tuple[np.ndarray, list[LabelReading]]:
+def _word_job(dark: np.ndarray, box: np.ndarray, m: np.ndarray, reduce: int, f: int, k: int,
+              end: int, word_no: int) -> tuple[np.ndarray, list[LabelReading]]:
     """A word to read: its image (scaled for Tesseract, as in the strip) and its readings
     still to fill in, upright one way then the other (the way text stands on a north-up
     sheet first: top up, or left for text reading upwards)."""
