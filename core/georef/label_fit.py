@@ -53,8 +53,9 @@ def _matches(r: LabelReading, a: float, b: float) -> bool:
 
 
 def _round_step(b: float) -> bool:
-    """Grid spacings are round: 1, 2, 2.5 or 5 times a power of ten (250 toises, 1000 m)."""
-    if b == 0:
+    """Grid spacings are round whole numbers: 1, 2, 2.5 or 5 times a power of ten (250
+    toises, 1000 m)."""
+    if abs(b) < 1 or b != round(b):
         return False
     mantissa = abs(b) / 10.0 ** np.floor(np.log10(abs(b)))
     return any(abs(mantissa - m) < 1e-9 for m in (1.0, 2.0, 2.5, 5.0))

@@ -46,11 +46,15 @@ WORDS_PER_END = 3
 #: a grid cell at least this many pixels.
 MIN_CELL_PX = 700
 #: A reading this sure (Tesseract's 0-100) is not tried upside down.
-SURE = 75
+SURE = 90
 #: Character height (pixels) Tesseract is given.
 OCR_HEIGHT = 36
-_DIGITS = re.compile(r"^-?\d{1,9}$")
+#: A number as printed: no leading zero (upside-down figures read as "000 ..." are not).
+_DIGITS = re.compile(r"^(-?[1-9]\d{0,8}|0)$")
 _FAMILIES = ("columns", "rows")
+#: Where the top of a label points on a north-up sheet, weighted: up (upright text), else
+#: left (text reading upwards); the orientation read first is the one nearest this.
+_NORTH_UP_TOPS = np.array([-0.45, -0.89])
 
 
 @dataclass
@@ -126,7 +130,8 @@ def read_words(patches: list[np.ndarray]) -> list[tuple[str, float]]:
 
 
 def parse_value(text: str) -> float | None:
-    """The number a label reads, or None (digits with an optional leading minus)."""
+    """The number a label reads, or None (figures with an optional leading minus, no
+    leading zero)."""
     return float(text) if _DIGITS.match(text) else None
 
 
@@ -314,7 +319,39 @@ def read_labels(image: ImageLike, result: GraticuleResult) -> list[LabelReading]
                 picked = _pick_words(words, ink, width)
                 for box, _ in picked:
                     jobs.append(_word_job(dark, box, m, reduce, f, k, end, len(jobs) + 1))
-    return _read_jobs(jobs)
+    return _one_family_per_word(_read_jobs(jobs), fams)
+
+
+def _one_family_per_word(readings: list[LabelReading], fams: tuple[LineFamily, LineFamily]
+                         ) -> list[LabelReading]:
+    """A word found by lines of both families (near a corner of the frame) stays with the
+    family whose line it sits on: the one it is nearer across, in grid cells."""
+    def across(r: LabelReading) -> float:
+        fam = fams[_FAMILIES.index(r.family)]
+        t = np.radians(fam.normal_angle_deg)
+        cx, cy = (r.box[0] + r.box[2]) / 2, (r.box[1] + r.box[3]) / 2
+        return abs(cx * np.cos(t) + cy * np.sin(t) - fam.line_position(r.line)) / fam.spacing_px
+
+    first = {}
+    for r in readings:
+        first.setdefault(r.word, r)
+    drop = set()
+    words = list(first.values())
+    for i, a in enumerate(words):
+        for b in words[i + 1:]:
+            if a.family == b.family or _iou(a.box, b.box) < 0.5:
+                continue
+            drop.add(a.word if across(a) > across(b) else b.word)
+    return [r for r in readings if r.word not in drop]
+
+
+def _iou(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> float:
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    if w <= 0 or h <= 0:
+        return 0.0
+    inter = w * h
+    return inter / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter)
 
 
 def _pick_words(words: list[tuple[np.ndarray, int]], ink: np.ndarray, width: int
@@ -363,7 +400,7 @@ def _word_job(dark: np.ndarray, box: np.ndarray, m: np.ndarray, reduce: int, f: 
     sx, sy = m[:, 0], m[:, 1]          # the strip's x and y (down) axes in the image
     # q quarter turns counter-clockwise make the word upright; where its top then points:
     tops = {q: {0: -sy, 1: sx, 2: sy, 3: -sx}[q] for q in ((0, 2) if horizontal else (1, 3))}
-    order = sorted(tops, key=lambda q: (-round(-tops[q][1], 1), tops[q][0]))
+    order = sorted(tops, key=lambda q: -float(tops[q] @ _NORTH_UP_TOPS))
     return patch, [LabelReading(_FAMILIES[f], int(k), int(end), ibox, "", None, 0.0,
                                 (float(tops[q][0]), float(tops[q][1])), word_no, q)
                    for q in order]
