@@ -1,6 +1,6 @@
 """Zero-input georeferencing: the grid values printed on the sheet name the grid (issue 18).
 
-Run: ``.venv/bin/python -m benchmarks.bench_grid_labels [--count 24] [--size 5000]
+Run: ``.venv/bin/python -m benchmarks.bench_grid_labels [--count 24] [--size 10000]
 [--no-real] [--no-big]``. Three parts, each printing numbers:
 
 1. Generated labelled sheets (``--count``, the four label styles in turn, axis-aligned,
@@ -157,7 +157,8 @@ def main(argv: list[str] | None = None) -> int:
     """Run the benchmark and print its numbers."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--count", type=int, default=24, help="generated sheets (default 24)")
-    ap.add_argument("--size", type=int, default=5000, help="their size, px (default 5000)")
+    ap.add_argument("--size", type=int, default=10000,
+                    help="their size, px (default 10000)")
     ap.add_argument("--no-real", action="store_true", help="skip the Jacoubet sheets")
     ap.add_argument("--no-big", action="store_true", help="skip the 10000 px timing")
     args = ap.parse_args(argv)
