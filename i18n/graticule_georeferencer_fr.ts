@@ -94,7 +94,7 @@
         <translation>Planche</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="95"/>
+        <location filename="../plugin/processing_provider/georeference.py" line="98"/>
         <source>PNG masks (*.png);;All files (*)</source>
         <translation>Masques PNG (*.png);;Tous les fichiers (*)</translation>
     </message>
@@ -114,14 +114,9 @@
         <translation>Carroyage</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="80"/>
+        <location filename="../plugin/processing_provider/georeference.py" line="82"/>
         <source>Grid CRS</source>
         <translation>SCR du carroyage</translation>
-    </message>
-    <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="150"/>
-        <source>Distance between two grid lines, in the units of the grid CRS (1000 m on the Paris atlas)</source>
-        <translation>Distance entre deux lignes du carroyage, dans l'unité du SCR du carroyage (1000 m sur l'atlas de Paris)</translation>
     </message>
     <message>
         <location filename="../plugin/errors.py" line="18"/>
@@ -129,27 +124,27 @@
         <translation>Pas du carroyage</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="156"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="158"/>
         <source>Anchor: which intersection is which</source>
         <translation>Repère : quelle intersection est laquelle</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="158"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="160"/>
         <source>Pixel X</source>
         <translation>Pixel X</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="158"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="160"/>
         <source>Pixel Y</source>
         <translation>Pixel Y</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="158"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="160"/>
         <source>Easting</source>
         <translation>Est (E)</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="158"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="160"/>
         <source>Northing</source>
         <translation>Nord (N)</translation>
     </message>
@@ -159,22 +154,17 @@
         <translation>Repère</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="162"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="164"/>
         <source>Second anchor (rotated sheets)</source>
         <translation>Second repère (planches tournées)</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="340"/>
-        <source>Type the pixel position of an intersection and its grid coordinates, or detect the intersections and pick one on the map.</source>
-        <translation>Saisissez la position en pixels d'une intersection et ses coordonnées dans le carroyage, ou détectez les intersections et choisissez-en une sur la carte.</translation>
-    </message>
-    <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="88"/>
+        <location filename="../plugin/processing_provider/georeference.py" line="91"/>
         <source>QGIS GCP files (*.points);;All files (*)</source>
         <translation>Fichiers de points de contrôle QGIS (*.points);;Tous les fichiers (*)</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="172"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="174"/>
         <source>automatic: &lt;sheet&gt;.points beside the sheet, if any</source>
         <translation>automatique : &lt;planche&gt;.points à côté de la planche, s'il existe</translation>
     </message>
@@ -184,22 +174,22 @@
         <translation>Points connus (.points)</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="179"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="181"/>
         <source>Result</source>
         <translation>Résultat</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="91"/>
+        <location filename="../plugin/processing_provider/georeference.py" line="94"/>
         <source>Target CRS</source>
         <translation>SCR cible</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="94"/>
+        <location filename="../plugin/processing_provider/georeference.py" line="97"/>
         <source>Transform</source>
         <translation>Transformation</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="191"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="193"/>
         <source>automatic: &lt;sheet&gt;_georef beside the sheet</source>
         <translation>automatique : &lt;planche&gt;_georef à côté de la planche</translation>
     </message>
@@ -209,39 +199,34 @@
         <translation>Dossier de sortie</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="201"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="203"/>
         <source>Detect intersections</source>
         <translation>Détecter les intersections</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="202"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="204"/>
         <source>Find the intersections first, to pick an anchor on the map</source>
         <translation>Trouver d'abord les intersections, pour choisir un repère sur la carte</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="204"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="206"/>
         <source>Georeference</source>
         <translation>Géoréférencer</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="206"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="208"/>
         <source>Close</source>
         <translation>Fermer</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="233"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="235"/>
         <source>Choose the grid CRS (the coordinates printed on the sheet).</source>
         <translation>Choisissez le SCR du carroyage (celui des coordonnées imprimées sur la planche).</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="235"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="237"/>
         <source>Choose the target CRS of the georeferenced sheet.</source>
         <translation>Choisissez le SCR cible de la planche géoréférencée.</translation>
-    </message>
-    <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="244"/>
-        <source>Say which intersection is which: type or pick an intersection and its grid coordinates, or give a .points file of known points.</source>
-        <translation>Indiquez quelle intersection est laquelle : saisissez ou choisissez une intersection et ses coordonnées dans le carroyage, ou donnez un fichier .points de points connus.</translation>
     </message>
     <message>
         <location filename="../plugin/processing_provider/provider.py" line="29"/>
@@ -254,12 +239,12 @@
         <translation>Un traitement est déjà en cours ; attendez sa fin ou annulez-le.</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="272"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="268"/>
         <source>Detecting the graticule of {0}</source>
         <translation>Détection du carroyage de {0}</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="285"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="281"/>
         <source>Georeferencing {0}</source>
         <translation>Géoréférencement de {0}</translation>
     </message>
@@ -274,7 +259,7 @@
         <translation>{0} : échec.</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="291"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="287"/>
         <source>Detection</source>
         <translation>Détection</translation>
     </message>
@@ -284,22 +269,22 @@
         <translation>Géoréférencement</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="366"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="363"/>
         <source>QGIS cannot open {0}.</source>
         <translation>QGIS ne peut pas ouvrir {0}.</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="389"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="386"/>
         <source>Detect the intersections first.</source>
         <translation>Détectez d'abord les intersections.</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="398"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="395"/>
         <source>Click an intersection (red cross) on the map.</source>
         <translation>Cliquez sur une intersection (croix rouge) dans la carte.</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="414"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="411"/>
         <source>No detected intersection near the click; click closer to a red cross.</source>
         <translation>Aucune intersection détectée près du clic ; cliquez plus près d'une croix rouge.</translation>
     </message>
@@ -334,32 +319,32 @@
         <translation>terminé</translation>
     </message>
     <message>
-        <location filename="../plugin/layers.py" line="34"/>
+        <location filename="../plugin/layers.py" line="35"/>
         <source>Used in the fit</source>
         <translation>Retenue pour le calage</translation>
     </message>
     <message>
-        <location filename="../plugin/layers.py" line="36"/>
+        <location filename="../plugin/layers.py" line="37"/>
         <source>Left out (outlier)</source>
         <translation>Écartée (aberrante)</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="146"/>
+        <location filename="../plugin/processing_provider/georeference.py" line="149"/>
         <source>{0} (georeferenced)</source>
         <translation>{0} (géoréférencée)</translation>
     </message>
     <message>
-        <location filename="../plugin/layers.py" line="69"/>
+        <location filename="../plugin/layers.py" line="70"/>
         <source>{0} intersections</source>
         <translation>{0} intersections</translation>
     </message>
     <message>
-        <location filename="../plugin/layers.py" line="72"/>
+        <location filename="../plugin/layers.py" line="73"/>
         <source>QGIS cannot open the results in {0}</source>
         <translation>QGIS ne peut pas ouvrir les résultats dans {0}</translation>
     </message>
     <message>
-        <location filename="../plugin/layers.py" line="84"/>
+        <location filename="../plugin/layers.py" line="122"/>
         <source>Detected intersections</source>
         <translation>Intersections détectées</translation>
     </message>
@@ -424,7 +409,7 @@
         <translation>Détecter les intersections du carroyage</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="95"/>
+        <location filename="../plugin/processing_provider/georeference.py" line="98"/>
         <source>Map-area mask (PNG, optional)</source>
         <translation>Masque de l'emprise (PNG, facultatif)</translation>
     </message>
@@ -524,35 +509,17 @@
         <translation>Géoréférencer une planche d'après son carroyage</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="64"/>
-        <source>Detects the graticule of a scanned sheet, gives each intersection its grid coordinates and fits a transform to them, leaving out outliers.
-
-Anchors say which intersection is which: X,Y=E,N means that the intersection nearest pixel (X, Y) (x to the right, y downwards) has grid coordinates (E, N). One anchor is enough for a sheet with north up; give two for a rotated sheet, separated by a semicolon. Instead of anchors, a QGIS .points file of known points can be given; NNN.points or &lt;sheet&gt;.points beside the sheet is used when present.
-
-The output folder receives &lt;sheet&gt;.tif (the georeferenced sheet), &lt;sheet&gt;.points (GCPs for QGIS&apos;s georeferencer), &lt;sheet&gt;.vrt, a world file and a report in JSON and HTML. The intersections layer gives every intersection with its residual in pixels and in map units.</source>
-        <translation>Détecte le carroyage d'une planche numérisée, donne à chaque intersection ses coordonnées dans le carroyage et ajuste une transformation sur ces points, en écartant les points aberrants.
-
-Les repères indiquent quelle intersection est laquelle : X,Y=E,N signifie que l'intersection la plus proche du pixel (X, Y) (x vers la droite, y vers le bas) a pour coordonnées (E, N) dans le carroyage. Un repère suffit pour une planche orientée au nord ; donnez-en deux, séparés par un point-virgule, pour une planche tournée. À la place des repères, on peut donner un fichier .points QGIS de points connus ; NNN.points ou &lt;planche&gt;.points à côté de la planche est utilisé s'il existe.
-
-Le dossier de sortie reçoit &lt;planche&gt;.tif (la planche géoréférencée), &lt;planche&gt;.points (points de contrôle pour le géoréférenceur de QGIS), &lt;planche&gt;.vrt, un fichier de géoréférencement (world file) et un rapport en JSON et HTML. La couche des intersections donne chaque intersection avec son résidu en pixels et en unités de la carte.</translation>
-    </message>
-    <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="83"/>
-        <source>Grid spacing (grid CRS units)</source>
-        <translation>Pas du carroyage (unités du SCR du carroyage)</translation>
-    </message>
-    <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="86"/>
+        <location filename="../plugin/processing_provider/georeference.py" line="89"/>
         <source>Anchors X,Y=E,N (separated by ;)</source>
         <translation>Repères X,Y=E,N (séparés par ;)</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="88"/>
+        <location filename="../plugin/processing_provider/georeference.py" line="91"/>
         <source>Known points (.points file)</source>
         <translation>Points connus (fichier .points)</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="99"/>
+        <location filename="../plugin/processing_provider/georeference.py" line="102"/>
         <source>Outlier rejection</source>
         <translation>Rejet des points aberrants</translation>
     </message>
@@ -562,7 +529,7 @@ Le dossier de sortie reçoit &lt;planche&gt;.tif (la planche géoréférencée),
         <translation>Aucun</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="101"/>
+        <location filename="../plugin/processing_provider/georeference.py" line="104"/>
         <source>Resampling (warped transforms)</source>
         <translation>Rééchantillonnage (transformations avec déformation)</translation>
     </message>
@@ -587,37 +554,37 @@ Le dossier de sortie reçoit &lt;planche&gt;.tif (la planche géoréférencée),
         <translation>Lanczos</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="109"/>
+        <location filename="../plugin/processing_provider/georeference.py" line="112"/>
         <source>Intersections with residuals</source>
         <translation>Intersections et leurs résidus</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="112"/>
+        <location filename="../plugin/processing_provider/georeference.py" line="115"/>
         <source>Georeferenced sheet</source>
         <translation>Planche géoréférencée</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="114"/>
+        <location filename="../plugin/processing_provider/georeference.py" line="117"/>
         <source>RMSE (map units)</source>
         <translation>Erreur quadratique moyenne (unités de la carte)</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="115"/>
+        <location filename="../plugin/processing_provider/georeference.py" line="118"/>
         <source>RMSE (pixels)</source>
         <translation>Erreur quadratique moyenne (pixels)</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="116"/>
+        <location filename="../plugin/processing_provider/georeference.py" line="119"/>
         <source>Intersections used</source>
         <translation>Intersections retenues</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="117"/>
+        <location filename="../plugin/processing_provider/georeference.py" line="120"/>
         <source>Report</source>
         <translation>Rapport</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="118"/>
+        <location filename="../plugin/processing_provider/georeference.py" line="121"/>
         <source>GCP file (.points)</source>
         <translation>Fichier de points de contrôle (.points)</translation>
     </message>
@@ -672,22 +639,22 @@ Le dossier de sortie reçoit &lt;planche&gt;.tif (la planche géoréférencée),
         <translation>Erreur inattendue : {0}. Les détails sont dans le panneau Journal des messages (onglet Graticule Georeferencer).</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="295"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="291"/>
         <source>{0} intersections found, {1} px apart. Pick one on the map to anchor the grid.</source>
         <translation>{0} intersections trouvées, espacées de {1} px. Choisissez-en une sur la carte pour caler le carroyage.</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="330"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="326"/>
         <source>{0} georeferenced: RMSE {1} {2} ({3} px) over {4} of {5} intersections. Files in {6}</source>
         <translation>{0} géoréférencée : erreur quadratique moyenne {1} {2} ({3} px) sur {4} intersections retenues parmi {5}. Fichiers dans {6}</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="420"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="417"/>
         <source>Intersection column {0}, row {1} at pixel ({2}; {3}): now type its easting and northing.</source>
         <translation>Intersection colonne {0}, ligne {1}, au pixel ({2} ; {3}) : saisissez maintenant ses coordonnées est et nord.</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="149"/>
+        <location filename="../plugin/processing_provider/georeference.py" line="152"/>
         <source>RMSE {0} map units ({1} px) over {2} of {3} intersections.</source>
         <translation>Erreur quadratique moyenne {0} unités de la carte ({1} px) sur {2} intersections retenues parmi {3}.</translation>
     </message>
@@ -772,7 +739,7 @@ Le dossier de sortie reçoit &lt;planche&gt;.tif (la planche géoréférencée),
         <translation>{0} formes</translation>
     </message>
     <message>
-        <location filename="../plugin/layers.py" line="121"/>
+        <location filename="../plugin/layers.py" line="159"/>
         <source>QGIS cannot open {0}</source>
         <translation>QGIS ne peut pas ouvrir {0}</translation>
     </message>
@@ -954,12 +921,12 @@ Masque de l'emprise : un PNG (255 = carte) de la taille de la planche ; s'il est
     <message>
         <location filename="../plugin/deps.py" line="153"/>
         <source>On Windows, open the OSGeo4W Shell (Start menu, QGIS folder) and run QGIS&apos;s Python with pip; numpy is pinned to the version QGIS runs, so pip never upgrades it:</source>
-        <translation>Sous Windows, ouvrez l&apos;OSGeo4W Shell (menu Démarrer, dossier QGIS) et lancez pip avec le Python de QGIS ; numpy est fixé à la version qu&apos;utilise QGIS, pip ne le met donc jamais à jour :</translation>
+        <translation>Sous Windows, ouvrez l'OSGeo4W Shell (menu Démarrer, dossier QGIS) et lancez pip avec le Python de QGIS ; numpy est fixé à la version qu'utilise QGIS, pip ne le met donc jamais à jour :</translation>
     </message>
     <message>
         <location filename="../plugin/deps.py" line="157"/>
         <source>Run QGIS&apos;s own Python with pip in a terminal; numpy is pinned to the version QGIS runs, so pip never upgrades it:</source>
-        <translation>Lancez pip avec le Python de QGIS dans un terminal ; numpy est fixé à la version qu&apos;utilise QGIS, pip ne le met donc jamais à jour :</translation>
+        <translation>Lancez pip avec le Python de QGIS dans un terminal ; numpy est fixé à la version qu'utilise QGIS, pip ne le met donc jamais à jour :</translation>
     </message>
     <message>
         <location filename="../plugin/deps.py" line="159"/>
@@ -989,7 +956,7 @@ Masque de l'emprise : un PNG (255 = carte) de la taille de la planche ; s'il est
     <message>
         <location filename="../plugin/deps_dialog.py" line="68"/>
         <source>Run pip with QGIS&apos;s Python into the plugin&apos;s own folder (numpy pinned)</source>
-        <translation>Lancer pip avec le Python de QGIS dans le dossier propre à l&apos;extension (numpy fixé)</translation>
+        <translation>Lancer pip avec le Python de QGIS dans le dossier propre à l'extension (numpy fixé)</translation>
     </message>
     <message>
         <location filename="../plugin/deps_dialog.py" line="77"/>
@@ -1004,7 +971,7 @@ Masque de l'emprise : un PNG (255 = carte) de la taille de la planche ; s'il est
     <message>
         <location filename="../plugin/deps_dialog.py" line="115"/>
         <source>Installed in {0}. If the plugin still reports a missing package, restart QGIS.</source>
-        <translation>Installé dans {0}. Si l&apos;extension signale encore un paquet manquant, redémarrez QGIS.</translation>
+        <translation>Installé dans {0}. Si l'extension signale encore un paquet manquant, redémarrez QGIS.</translation>
     </message>
     <message>
         <location filename="../plugin/deps_dialog.py" line="118"/>
@@ -1014,12 +981,60 @@ Masque de l'emprise : un PNG (255 = carte) de la taille de la planche ; s'il est
     <message>
         <location filename="../plugin/deps_dialog.py" line="126"/>
         <source>QGIS&apos;s Python could not be started; copy the instructions and run them yourself.</source>
-        <translation>Le Python de QGIS n&apos;a pas pu être lancé ; copiez les instructions et lancez-les vous-même.</translation>
+        <translation>Le Python de QGIS n'a pas pu être lancé ; copiez les instructions et lancez-les vous-même.</translation>
     </message>
     <message>
         <location filename="../plugin/main.py" line="115"/>
         <source>How to install…</source>
         <translation>Comment installer…</translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="148"/>
+        <source>automatic</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="151"/>
+        <source>Distance between two grid lines, in the units of the grid CRS (1000 m on the Paris atlas); automatic: the step of the grid values printed on the sheet, else 1000</source>
+        <translation>Distance entre deux lignes du carroyage, dans l'unité du SCR du carroyage (1000 m sur l'atlas de Paris) ; automatique : le pas des valeurs du carroyage imprimées sur la planche, sinon 1000</translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="336"/>
+        <source>Leave the anchors empty to read the grid values printed on the sheet; or type the pixel position of an intersection and its grid coordinates, or detect the intersections and pick one on the map.</source>
+        <translation>Laissez les repères vides pour lire les valeurs du carroyage imprimées sur la planche ; ou saisissez la position en pixels d'une intersection et ses coordonnées dans le carroyage, ou détectez les intersections et choisissez-en une sur la carte.</translation>
+    </message>
+    <message>
+        <location filename="../plugin/layers.py" line="89"/>
+        <source>{0} grid labels read</source>
+        <translation>{0} valeurs du carroyage lues</translation>
+    </message>
+    <message>
+        <location filename="../plugin/layers.py" line="107"/>
+        <source>Label used</source>
+        <translation>Valeur utilisée</translation>
+    </message>
+    <message>
+        <location filename="../plugin/layers.py" line="107"/>
+        <source>Label left out</source>
+        <translation>Valeur écartée</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/georeference.py" line="64"/>
+        <source>Detects the graticule of a scanned sheet, gives each intersection its grid coordinates and fits a transform to them, leaving out outliers.
+
+Anchors say which intersection is which: X,Y=E,N means that the intersection nearest pixel (X, Y) (x to the right, y downwards) has grid coordinates (E, N). One anchor is enough for a sheet with north up; give two for a rotated sheet, separated by a semicolon. Instead of anchors, a QGIS .points file of known points can be given; NNN.points or &lt;sheet&gt;.points beside the sheet is used when present. With neither, the grid values printed in the sheet&apos;s margins are read and name the intersections (the report lists every label read).
+
+The output folder receives &lt;sheet&gt;.tif (the georeferenced sheet), &lt;sheet&gt;.points (GCPs for QGIS&apos;s georeferencer), &lt;sheet&gt;.vrt, a world file and a report in JSON and HTML. The intersections layer gives every intersection with its residual in pixels and in map units.</source>
+        <translation>Détecte le carroyage d'une planche numérisée, donne à chaque intersection ses coordonnées dans le carroyage et ajuste une transformation sur ces points, en écartant les points aberrants.
+
+Les repères indiquent quelle intersection est laquelle : X,Y=E,N signifie que l'intersection la plus proche du pixel (X, Y) (x vers la droite, y vers le bas) a pour coordonnées (E, N) dans le carroyage. Un repère suffit pour une planche orientée au nord ; donnez-en deux, séparés par un point-virgule, pour une planche tournée. À la place des repères, on peut donner un fichier .points QGIS de points connus ; NNN.points ou &lt;planche&gt;.points à côté de la planche est utilisé s'il existe. Sans l'un ni l'autre, les valeurs du carroyage imprimées dans les marges de la planche sont lues et nomment les intersections (le rapport donne chaque valeur lue).
+
+Le dossier de sortie reçoit &lt;planche&gt;.tif (la planche géoréférencée), &lt;planche&gt;.points (points de contrôle pour le géoréférenceur de QGIS), &lt;planche&gt;.vrt, un fichier de géoréférencement (world file) et un rapport en JSON et HTML. La couche des intersections donne chaque intersection avec son résidu en pixels et en unités de la carte.</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/georeference.py" line="85"/>
+        <source>Grid spacing (grid CRS units; 0 = the step of the printed grid values, else 1000)</source>
+        <translation>Pas du carroyage (unités du SCR du carroyage ; 0 = le pas des valeurs imprimées, sinon 1000)</translation>
     </message>
 </context>
 </TS>

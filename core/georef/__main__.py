@@ -31,7 +31,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m core.georef",
         description="Georeference a scanned map sheet from its graticule: detect the grid "
-                    "intersections, name them from anchors or known GCPs, fit a transform "
+                    "intersections, name them from the grid values printed in the margins "
+                    "(or from anchors or known GCPs), fit a transform "
                     "robustly and write a GeoTIFF, QGIS .points, VRT, world file and reports.")
     p.add_argument("input", help="scanned sheet (JPEG, PNG, TIFF) or a directory of "
                                  "NNN-INPUT.jpg sheets")
@@ -40,11 +41,12 @@ def build_parser() -> argparse.ArgumentParser:
                         "preset (paris-atlas)")
     p.add_argument("--grid-crs", help="CRS the graticule is drawn in (default: --crs)")
     p.add_argument("--spacing", type=number("spacing", positive=True, maximum=1e7),
-                   default=1000.0,
-                   help="distance between grid lines in grid-CRS units (default 1000)")
+                   help="distance between grid lines in grid-CRS units (default: the step of "
+                        "the grid values read on the sheet; 1000 with --anchor or --gcps)")
     p.add_argument("--anchor", action="append", default=[], metavar="X,Y=E,N",
                    help="the intersection nearest pixel X,Y has grid coordinates E,N "
-                        "(repeatable; one = north-up sheet, two fix any rotation)")
+                        "(repeatable; one = north-up sheet, two fix any rotation); without "
+                        "anchors or GCPs the grid values printed on the sheet are read")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--gcps", metavar="FILE.points",
                    help="QGIS GCP file of known grid nodes, snapped to the detected grid "
@@ -71,6 +73,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="outlier threshold in pixels (default 3%% of a grid cell)")
     p.add_argument("--outliers", default="magsac", choices=METHODS,
                    help="outlier rejection (default magsac)")
+    p.add_argument("--debug", action="store_true",
+                   help="also write <stem>.labels.png: the grid labels read on the sheet, "
+                        "boxed (green used, red left out)")
     p.add_argument("--overviews", action="store_true",
                    help="add internal overviews to the GeoTIFF (faster display in QGIS)")
     p.add_argument("--cog", action="store_true",
@@ -93,7 +98,8 @@ def _run_one(input_path: Path, args: argparse.Namespace, outdir: Path | None) ->
         gcps_only=args.gcps_only,
         transform=args.transform, outdir=outdir, mask=mask, resampling=args.resampling,
         threshold_px=args.threshold, outliers=args.outliers, overviews=args.overviews,
-        cog=args.cog, iiif=args.iiif, iiif_version=args.iiif_version)
+        cog=args.cog, iiif=args.iiif, iiif_version=args.iiif_version,
+        debug=args.debug)
     unit = result.report["crs"]["unit"]
     n, used = len(result.inliers), int(result.inliers.sum())
     accuracy = (f"RMSE {result.rmse_px:.2f} px = {result.rmse_map:.3f} {unit}"

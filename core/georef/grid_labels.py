@@ -86,6 +86,9 @@ class Labelling:
         anchors: every anchor given; ``anchor_index`` their snapped (column, row).
         rejected_anchors: positions in ``anchors`` of those that disagree (left out).
         warnings: sentences for the report.
+        source: "anchors" or "labels" (the grid values printed on the sheet were read).
+        labels: with "labels", one record per word read (see
+            :func:`core.georef.label_fit.label_records`).
     """
 
     orientation: np.ndarray
@@ -97,6 +100,8 @@ class Labelling:
     anchor_index: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), int))
     rejected_anchors: list[int] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    source: str = "anchors"
+    labels: list[dict] = field(default_factory=list)
 
     def grid_coordinates(self, index: np.ndarray) -> np.ndarray:
         """Grid coordinates ``(N, 2)`` of ``(N, 2)`` (column, row) indices."""
@@ -113,7 +118,8 @@ class Labelling:
                              "used": k not in self.rejected_anchors}
                             for k, (a, idx) in enumerate(zip(self.anchors, self.anchor_index,
                                                              strict=True))],
-                "warnings": list(self.warnings)}
+                "warnings": list(self.warnings), "source": self.source,
+                "labels": list(self.labels)}
 
 
 def _family_index(family: LineFamily, pixel_xy: np.ndarray) -> np.ndarray:
@@ -127,15 +133,21 @@ def fractional_index(result: GraticuleResult, pixel_xy: np.ndarray) -> np.ndarra
     numbered like ``result.index``."""
     pts = np.asarray(pixel_xy, dtype=np.float64).reshape(-1, 2)
     frac = np.column_stack([_family_index(result.columns, pts), _family_index(result.rows, pts)])
-    if len(result):
-        # Detection numbers the lines like the families; if it ever numbered them from
-        # another origin, shift by the commonest difference so anchors snap consistently.
-        own = np.column_stack([_family_index(result.columns, result.points),
-                               _family_index(result.rows, result.points)])
-        diff = np.round(own).astype(np.int64) - result.index
-        values, counts = np.unique(diff, axis=0, return_counts=True)
-        frac = frac - values[np.argmax(counts)]
-    return frac
+    return frac - index_shift(result)
+
+
+def index_shift(result: GraticuleResult) -> np.ndarray:
+    """(column, row) shift from detection indices to the families' line numbers k
+    (``offset + k * spacing``): k = index + shift; (0, 0) as detection numbers them."""
+    if not len(result):
+        return np.zeros(2, np.int64)
+    # Detection numbers the lines like the families; if it ever numbered them from another
+    # origin, shift by the commonest difference so anchors snap consistently.
+    own = np.column_stack([_family_index(result.columns, result.points),
+                           _family_index(result.rows, result.points)])
+    diff = np.round(own).astype(np.int64) - result.index
+    values, counts = np.unique(diff, axis=0, return_counts=True)
+    return values[np.argmax(counts)]
 
 
 def snap_to_grid(result: GraticuleResult, pixel_xy: np.ndarray) -> np.ndarray:

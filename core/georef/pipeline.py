@@ -5,8 +5,9 @@ centre of the top-left pixel at (0.5, 0.5). Detected intersections (core's defau
 coordinates are pixel centres) are shifted by half a pixel on the way in.
 
 Steps: detect the graticule (or take a given :class:`GraticuleResult`), name the
-intersections from anchors or known GCPs (:mod:`.grid_labels`), reproject their grid
-coordinates to the output CRS, fit the transform while leaving out outliers
+intersections from anchors or known GCPs (:mod:`.grid_labels`) or, when none is given,
+from the grid values printed in the margins (:mod:`.label_reader`, :mod:`.label_fit`),
+reproject their grid coordinates to the output CRS, fit the transform while leaving out outliers
 (:mod:`.robust`), then write into OUTDIR (default ``<stem>_georef/`` beside the input):
 
 - ``<stem>.tif``: GeoTIFF; helmert/affine keep the original pixels with a geotransform,
@@ -14,7 +15,8 @@ coordinates to the output CRS, fit the transform while leaving out outliers
 - ``<stem>.points``: QGIS georeferencer GCPs (rejected ones disabled);
 - ``<stem>.vrt``: the original image with the used GCPs;
 - ``<stem>.<x>w``: world file of the original image (helmert/affine only);
-- ``<stem>.report.json`` and ``<stem>.report.html``;
+- ``<stem>.report.json`` and ``<stem>.report.html`` (with the grid labels read, if any);
+- ``<stem>.labels.png`` with ``debug``: the labels read, boxed on the sheet;
 - with ``cog``, the GeoTIFF is a Cloud-Optimized GeoTIFF (overviews included);
 - with ``iiif`` (a IIIF image service URL), ``<stem>.allmaps.json``: an Allmaps
   Georeference Annotation of the used GCPs and the map area (:mod:`.allmaps`).
@@ -47,12 +49,13 @@ from . import raster_output as ro
 from . import report as rep
 from .grid_labels import (
     CENTRE_TO_CORNER,
-    NO_ANCHOR,
     Anchor,
     Labelling,
     label_intersections,
     parse_anchor,
 )
+from .label_fit import labelling_from_readings
+from .label_reader import read_labels
 from .robust import METHODS, robust_fit
 from .transforms import (
     GDAL_ORDER,
@@ -62,6 +65,8 @@ from .transforms import (
     redundancy,
 )
 
+#: Grid spacing (grid-CRS units) with anchors or GCPs when none is given.
+DEFAULT_SPACING = 1000.0
 #: Default outlier threshold as a fraction of one grid cell in pixels (71 px for the Paris
 #: atlas's 2363 px cells).
 DEFAULT_THRESHOLD_CELLS = 0.03
@@ -86,7 +91,8 @@ class GeorefResult:
             grid CRS (None when the GCPs came from a file as they are).
         rmse_map, rmse_px: RMS residual of the used GCPs in map units and pixels.
         threshold_px: the outlier threshold used.
-        labelling: how intersections were named (None with ``gcps_only``).
+        labelling: how intersections were named (None with ``gcps_only``); with labels
+            read from the sheet, ``labelling.labels`` lists them (see :attr:`labels`).
         warnings: sentences also written to the reports.
         report: the JSON report as a dict.
         graticule: the detection the GCPs came from (None with ``gcps_only``); GCP ``k`` is
@@ -115,6 +121,13 @@ class GeorefResult:
     grid_index: np.ndarray | None = None
     residual_px: np.ndarray | None = None
     residual_map: np.ndarray | None = None
+
+    @property
+    def labels(self) -> list[dict]:
+        """The grid labels read on the sheet (empty when anchors or GCPs named the grid):
+        one dict per word with ``box`` [x0, y0, x1, y1] (pixels, x right, y down), ``text``,
+        ``value``, ``family`` (columns or rows), ``line``, ``used`` and ``why``."""
+        return list(self.labelling.labels) if self.labelling is not None else []
 
     @property
     def rejected(self) -> list[int]:
@@ -211,21 +224,29 @@ def _points_file(gcps, inp: Path) -> tuple[Path | None, GroundControlPoints | No
 
 
 def _labelled_detections(inp: Path, area: str | None, anchors: list[Anchor],
-                         spacing: float, graticule: GraticuleResult | None,
+                         spacing: float | None, graticule: GraticuleResult | None,
                          detect: Detector | None, progress: ProgressCallback | None
                          ) -> tuple[np.ndarray, np.ndarray, float, Labelling,
                                     GraticuleResult]:
     """Detected intersections (GCP pixel convention), their grid coordinates, the cell size
-    in pixels, the labelling and the detection."""
+    in pixels, the labelling (from the anchors, or from the labels printed on the sheet when
+    there is none; ``spacing`` None: the step the labels give) and the detection."""
     if graticule is None:
         detector = detect or _load_detector()
         graticule = detector(str(inp), area, progress=sub_progress(progress, 0.0, 0.5))
     if len(graticule) == 0:
         raise NoGraticuleError(f"{inp}: no graticule intersection was found; " + GCPS_ONLY,
                                field="input", value=str(inp))
-    grid, labelling = label_intersections(graticule, anchors, spacing, _map_area_test(inp, area))
+    if anchors:
+        grid, labelling = label_intersections(graticule, anchors, spacing or DEFAULT_SPACING,
+                                              _map_area_test(inp, area))
+    else:
+        report(progress, 0.45, "reading the grid labels")
+        labelling, _ = labelling_from_readings(graticule, read_labels(inp, graticule), spacing)
+        grid = labelling.grid_coordinates(graticule.index)
     pixel = graticule.points + CENTRE_TO_CORNER  # detection -> GDAL/QGIS convention
-    return pixel, grid, _cell_size_px(pixel, grid, spacing, graticule), labelling, graticule
+    return (pixel, grid, _cell_size_px(pixel, grid, labelling.spacing, graticule), labelling,
+            graticule)
 
 
 def _map_area_test(inp: Path, area: str | None):
@@ -276,7 +297,7 @@ def _fit_warnings(fitted: FittedTransform, inliers: np.ndarray, threshold: float
 
 
 def georeference(input_path: str | os.PathLike, crs: str, *, grid_crs: str | None = None,
-                 spacing: float = 1000.0, anchors: Sequence[str | Anchor] = (),
+                 spacing: float | None = None, anchors: Sequence[str | Anchor] = (),
                  gcps: str | os.PathLike | bool | None = None, gcps_only: bool = False,
                  transform: str = "affine", outdir: str | os.PathLike | None = None,
                  mask: str | os.PathLike | bool | None = "auto",
@@ -284,14 +305,16 @@ def georeference(input_path: str | os.PathLike, crs: str, *, grid_crs: str | Non
                  outliers: str = "magsac", overviews: bool = False, cog: bool = False,
                  iiif: str | None = None, iiif_version: int = 2,
                  graticule: GraticuleResult | None = None, detect: Detector | None = None,
-                 progress: ProgressCallback | None = None) -> GeorefResult:
+                 debug: bool = False, progress: ProgressCallback | None = None
+                 ) -> GeorefResult:
     """Georeference one sheet into ``crs``; see the module docstring for the outputs.
 
     Args:
         input_path: the scanned sheet (JPEG, PNG, TIFF).
         crs: output CRS (EPSG code, WKT, PROJ string or preset such as ``paris-atlas``).
         grid_crs: CRS the graticule is drawn in (default: ``crs``).
-        spacing: distance between grid lines in grid-CRS units.
+        spacing: distance between grid lines in grid-CRS units (None: the step of the
+            labels read on the sheet, or :data:`DEFAULT_SPACING` with anchors or GCPs).
         anchors: ``"X,Y=E,N"`` strings or :class:`Anchor`: the node nearest pixel (X, Y) has
             grid coordinates (E, N).
         gcps: a QGIS ``.points`` file of known points (default: ``<stem>.points`` or
@@ -318,6 +341,8 @@ def georeference(input_path: str | os.PathLike, crs: str, *, grid_crs: str | Non
         detect: the detector, called as ``detect(image_path, mask, progress=...)`` where
             ``mask`` is a mask path, ``"compute"`` (find the map area) or None (whole image)
             (default ``core.graticule.detect_on_sheet``).
+        debug: also write ``<stem>.labels.png``: the sheet with the grid labels read
+            (green used, red left out) when the labels named the grid.
         progress: callback ``(fraction, message)``; raise Cancelled from it to stop.
 
     Raises:
@@ -335,7 +360,7 @@ def georeference(input_path: str | os.PathLike, crs: str, *, grid_crs: str | Non
     if resampling not in ro.RESAMPLING:
         raise InputError(f"unknown resampling {resampling!r}; choose one of "
                          f"{', '.join(ro.RESAMPLING)}")
-    if not (spacing > 0 and np.isfinite(spacing)):
+    if spacing is not None and not (spacing > 0 and np.isfinite(spacing)):
         raise InputError(f"{option('spacing')} must be a positive distance, not {spacing}",
                          field="spacing", value=spacing)
     if iiif is not None:
@@ -349,14 +374,11 @@ def georeference(input_path: str | os.PathLike, crs: str, *, grid_crs: str | Non
     if gcps_only and (known is None or len(known) == 0):
         raise InputError(f"{option('gcps-only')} needs a .points file with GCPs: give "
                          f"{option('gcps')} FILE.points", field="gcps")
-    if not gcps_only and not anchor_list and (known is None or len(known) == 0):
-        raise InputError(f"{NO_ANCHOR[:-1]}; {inp.stem}.points beside the input is used by "
-                         "default)", field="anchor")
     mask_path = _resolve_mask(mask, inp, size)
     out = Path(outdir) if outdir is not None else default_outdir(inp)
-    check_outputs(_output_paths(out, inp, True, iiif is not None).values(),
-                  folders={"outdir": out},
-                  inputs=[inp, mask_path, gcp_path])
+    check_outputs([*_output_paths(out, inp, True, iiif is not None).values(),
+                   *([out / f"{inp.stem}.labels.png"] if debug else [])],
+                  folders={"outdir": out}, inputs=[inp, mask_path, gcp_path])
 
     # ---- GCPs: pixel positions and grid / map coordinates
     labelling, searched = None, None
@@ -364,7 +386,7 @@ def georeference(input_path: str | os.PathLike, crs: str, *, grid_crs: str | Non
         graticule = None
         pixel = known.pixel_xy.copy()
         grid = _gcps_in(known, g_crs, str(gcp_path))
-        cell_px = _cell_size_px(pixel, grid, spacing, None)
+        cell_px = _cell_size_px(pixel, grid, spacing or DEFAULT_SPACING, None)
     else:
         if known is not None and len(known):
             kgrid = _gcps_in(known, g_crs, str(gcp_path))
@@ -388,7 +410,10 @@ def georeference(input_path: str | os.PathLike, crs: str, *, grid_crs: str | Non
     report(progress, 0.55, "transform fitted")
 
     # ---- outputs
-    result = GeorefResult(outputs=_output_paths(out, inp, fitted.is_affine, iiif is not None),
+    outputs = _output_paths(out, inp, fitted.is_affine, iiif is not None)
+    if debug and labelling is not None and labelling.labels:
+        outputs["labels"] = out / f"{inp.stem}.labels.png"
+    result = GeorefResult(outputs=outputs,
                           transform=fitted, inliers=inliers, pixel_xy=pixel, map_xy=mapxy,
                           grid_xy=grid, rmse_map=fitted.rmse_map, rmse_px=fitted.rmse_px,
                           threshold_px=threshold, labelling=labelling, warnings=warnings,
@@ -396,8 +421,9 @@ def georeference(input_path: str | os.PathLike, crs: str, *, grid_crs: str | Non
                           grid_index=None if graticule is None else graticule.index.copy(),
                           residual_px=fitted.inverse(mapxy) - pixel,
                           residual_map=fitted.forward(pixel) - mapxy)
+    used_spacing = labelling.spacing if labelling is not None else spacing or DEFAULT_SPACING
     result.report = _report_dict(result, inp, size, mask_path, gcp_path, out_crs, g_crs,
-                                 spacing, resampling, outliers, searched)
+                                 used_spacing, resampling, outliers, searched)
     annotation = None
     if iiif is not None:
         grid_drawn = None if crsmod.same_crs(g_crs, out_crs) else g_crs
@@ -489,6 +515,9 @@ def _write_outputs(r: GeorefResult, inp: Path, mask_path: Path | None, resamplin
                 plain.unlink(missing_ok=True)
         if annotation is not None:
             tmp["allmaps"].write_text(allmaps.to_json(annotation), encoding="utf-8")
+        if "labels" in tmp:
+            tmp["labels"].write_bytes(rep.labels_picture_png(inp, tuple(r.report["image_size"]),
+                                                             r.labels))
         report(progress, 1.0, "done")
 
 

@@ -97,6 +97,28 @@ def residual_plot_png(image_path: Path | None, image_size: tuple[int, int],
     return buf.getvalue()
 
 
+def labels_picture_png(image_path: Path, image_size: tuple[int, int],
+                       labels: list[dict]) -> bytes:
+    """PNG bytes of a reduced copy of the sheet with every grid label read boxed (green:
+    used, red: left out) and its text, for ``--debug``."""
+    import cv2
+
+    w, h = image_size
+    reduce = 8 if max(w, h) > 8000 else (4 if max(w, h) > 4000 else (2 if max(w, h) > 2000
+                                                                      else 1))
+    img = cv2.cvtColor(read_image(image_path, reduce=reduce, gray=True), cv2.COLOR_GRAY2BGR)
+    for lab in labels:
+        x0, y0, x1, y1 = (round(v / reduce) for v in lab["box"])
+        colour = (0, 160, 0) if lab["used"] else (0, 0, 220)
+        cv2.rectangle(img, (x0 - 2, y0 - 2), (x1 + 2, y1 + 2), colour, 2)
+        cv2.putText(img, lab["text"], (x0, max(12, y0 - 6)), cv2.FONT_HERSHEY_SIMPLEX, 0.5,
+                    colour, 1, cv2.LINE_AA)
+    ok, buf = cv2.imencode(".png", img)
+    if not ok:
+        raise RuntimeError("OpenCV could not encode the PNG")
+    return buf.tobytes()
+
+
 def to_json(report: dict) -> str:
     """The report as indented JSON text."""
     return json.dumps(report, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
@@ -124,6 +146,15 @@ def to_html(report: dict, plot_png: bytes) -> str:
             f"<td>{_fmt(rp['length'], 2)}</td><td>{_fmt(rm['dx'])}</td><td>{_fmt(rm['dy'])}"
             f"</td><td>{_fmt(rm['length'])}</td></tr>")
     warnings = "".join(f"<li>{e(w)}</li>" for w in report.get("warnings", []))
+    labels = (report.get("labelling") or {}).get("labels") or []
+    label_rows = "".join(
+        f"<tr{'' if lab['used'] else ' class=rejected'}><td>{e(lab['family'])}</td>"
+        f"<td>{lab['line']}</td><td>{', '.join(str(v) for v in lab['box'])}</td>"
+        f"<td>{e(lab['text'])}</td><td>{'yes' if lab['used'] else 'no'}</td>"
+        f"<td>{e(lab['why'])}</td></tr>" for lab in labels)
+    label_table = ("<h2>Grid labels read on the sheet</h2><table><tr><th>family</th><th>line"
+                   "</th><th>box x0, y0, x1, y1 (px)</th><th>text</th><th>used</th><th>why"
+                   f"</th></tr>{label_rows}</table>") if labels else ""
     outputs = "".join(f"<li>{e(k)}: <code>{e(str(v))}</code></li>"
                       for k, v in report.get("outputs", {}).items())
     params = e(json.dumps(report["transform"]["params"], indent=1))
@@ -156,6 +187,7 @@ img {{ max-width: 100%; }}
 <h1>Georeferencing report</h1>
 <table>{summary_rows}</table>
 {"<h2>Warnings</h2><ul>" + warnings + "</ul>" if warnings else ""}
+{label_table}
 <h2>Outputs</h2><ul>{outputs}</ul>
 <h2>Residuals</h2>
 <img alt="residual vectors over the sheet" src="data:image/png;base64,{img}">

@@ -55,6 +55,9 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--content-scale",
                     type=number("content-scale", minimum=0.02, maximum=10),
                     help="scale of streets and lettering (default 1: 1:5000 at 300 dpi)")
+    ap.add_argument("--labels", choices=("full", "grouped", "thousands", "unsigned"),
+                    help="print the grid values in the margins in this style (default none; "
+                         "truth in NNN.json, grid_labels)")
     return ap
 
 
@@ -69,6 +72,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         overrides["jpeg_quality"] = args.quality
     if args.content_scale is not None:
         overrides["content_scale"] = args.content_scale
+    if args.labels:
+        overrides["margin_labels"] = args.labels
     # Fail on bad sizes or spacing before any sheet is made.
     make_params(0, size, difficulty=0.0, spacing_px=args.spacing, **overrides)
     check_outputs(folders=[args.outdir])

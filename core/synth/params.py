@@ -109,6 +109,14 @@ class SheetParams:
     jpeg_quality: int = 90
     # derived seed for the drawing (kept so a JSON reproduces the sheet)
     content_seed: int = 0
+    # grid values printed in the margins (core.synth.gridlabels); "none" by default
+    margin_labels: str = "none"
+    label_sides: int = 4
+    label_font: str = "serif"
+    label_size_px: float = 48.0
+    label_turned: bool = True
+    label_missing: float = 0.0
+    label_distractors: int = 0
 
     def to_dict(self) -> dict:
         """Plain JSON-ready values (tuples become lists)."""
@@ -226,6 +234,15 @@ def make_params(seed: int, size: int | tuple[int, int] = 10000, *,
     p.jpeg_quality = int(np.clip(round(_lerp(95.0, 70.0, d) + rng.uniform(-3, 3)), 70, 95))
     p.content_seed = int(rng.integers(0, 2**62))
 
+    # Margin labels: their own stream, so the parameters above stay as they were
+    lab = np.random.default_rng(np.random.SeedSequence([int(seed), 2]))
+    p.label_sides = int(lab.choice([2, 4]))
+    p.label_font = str(lab.choice(["serif", "sans", "serif-bold", "serif-italic"]))
+    p.label_size_px = float(lab.uniform(36.0, 64.0))
+    p.label_turned = bool(lab.random() < 0.6)
+    p.label_missing = float(lab.uniform(0.0, 0.25))
+    p.label_distractors = int(lab.integers(0, 3))
+
     for k, v in overrides.items():
         setattr(p, k, v)
     _validate(p)
@@ -257,3 +274,11 @@ def _validate(p: SheetParams) -> None:
     if p.frame_shape not in ("rectangle", "notched"):
         raise InputError(f"frame_shape must be 'rectangle' or 'notched', not {p.frame_shape!r}")
     p.jpeg_quality = int(p.jpeg_quality)
+    if p.margin_labels not in ("none", "full", "grouped", "thousands", "unsigned"):
+        raise InputError("margin_labels must be none, full, grouped, thousands or unsigned, "
+                         f"not {p.margin_labels!r}")
+    if p.label_sides not in (2, 4):
+        raise InputError(f"label_sides must be 2 or 4, not {p.label_sides}")
+    if p.label_font not in ("serif", "sans", "serif-bold", "serif-italic"):
+        raise InputError(f"label_font must be serif, sans, serif-bold or serif-italic, not "
+                         f"{p.label_font!r}")

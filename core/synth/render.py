@@ -31,6 +31,7 @@ from .decorations import (
 )
 from .frame import map_frame
 from .geometry import GridAffine, SheetGeometry
+from .gridlabels import draw_grid_labels
 from .labels import draw_lettering
 from .masks import blocks_mask_output, map_mask_output
 from .paper import fold_profile, paper_full
@@ -49,6 +50,7 @@ class Rendered:
     hidden_xy: np.ndarray
     geometry: SheetGeometry
     stats: dict = field(default_factory=dict)
+    grid_labels: list[dict] = field(default_factory=list)
     blocks: list[Block] = field(default_factory=list)
     frame: Polygon | None = None
 
@@ -141,7 +143,7 @@ def draw_content(ink: np.ndarray, red: np.ndarray, frame: Polygon, p: SheetParam
 def render(p: SheetParams, progress: ProgressCallback | None = None) -> Rendered:
     """Draw the sheet described by ``p``."""
     (r_geom, r_city, r_dress, r_deco, r_text, r_grid, r_paper, r_comp,
-     r_margin) = _streams(p.content_seed, 9)
+     r_margin, r_labels) = _streams(p.content_seed, 10)
     geom = make_geometry(p, r_geom)
     uw, uh = geom.upright_size
     shape = (uh, uw)
@@ -181,6 +183,7 @@ def render(p: SheetParams, progress: ProgressCallback | None = None) -> Rendered
     cv2.bitwise_and(red, map_u8, dst=red)
     del map_u8
     draw_margin(ink, frame, p, r_margin, letters)
+    grid_labels = draw_grid_labels(ink, frame, lines, geom.grid, p, r_labels, letters)
     if p.blur_sigma > 0:
         cv2.GaussianBlur(ink, (0, 0), p.blur_sigma, dst=ink)
         cv2.GaussianBlur(red, (0, 0), p.blur_sigma, dst=red)
@@ -201,4 +204,5 @@ def render(p: SheetParams, progress: ProgressCallback | None = None) -> Rendered
                                         p.frame_width_px)
     stats = {"blocks": len(blocks), **stats, "grid_lines": len(lines),
              "distractor_lines": n_distractors, "fonts_used": sorted(letters.fonts_used)}
-    return Rendered(image, map_mask, blocks_mask, listed, hidden, geom, stats, blocks, frame)
+    return Rendered(image, map_mask, blocks_mask, listed, hidden, geom, stats, grid_labels,
+                    blocks, frame)

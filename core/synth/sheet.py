@@ -97,6 +97,19 @@ class SyntheticSheet:
         return index - index.min(axis=0)
 
 
+def _labels_in_output(labels: list[dict], geom) -> list[dict]:
+    """Margin labels with their centre and box in output pixels (x right, y down, pixel
+    centres at integers): ``box`` [x0, y0, x1, y1]."""
+    out = []
+    for lab in labels:
+        cx, cy = geom.flat_to_array(np.array([lab["centre"][0]]), np.array([lab["centre"][1]]))
+        w, h = lab["size"] if geom.quarter_turns % 2 == 0 else lab["size"][::-1]
+        cx, cy = float(cx[0]), float(cy[0])
+        out.append({**lab, "centre": [cx, cy],
+                    "box": [cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2]})
+    return out
+
+
 def encode_jpeg(image: np.ndarray, quality: int) -> bytes:
     """RGB uint8 image as baseline JPEG bytes (OpenCV, 4:2:0 chroma subsampling)."""
     ok, buf = cv2.imencode(".jpg", cv2.cvtColor(image, cv2.COLOR_RGB2BGR),
@@ -145,6 +158,7 @@ def generate_sheet(seed: int, size: int | tuple[int, int] = 10000, *,
         "intersections": len(pix),
         "hidden_intersections": r.hidden_xy.tolist(),
         "stats": r.stats,
+        "grid_labels": _labels_in_output(r.grid_labels, geom),
     })
     sheet = SyntheticSheet(r.image, pix, en, r.map_mask, r.blocks_mask, params, geom,
                            drawing=(r.blocks, r.frame))

@@ -1,0 +1,196 @@
+"""Zero-input georeferencing: the grid values printed on the sheet name the grid (issue 18).
+
+Run: ``.venv/bin/python -m benchmarks.bench_grid_labels [--count 24] [--size 10000]
+[--no-real] [--no-big]``. Three parts, each printing numbers:
+
+1. Generated labelled sheets (``--count``, the four label styles in turn, axis-aligned,
+   tilted and turned by 90 degrees in turn, difficulty spread over 0-0.7): each is
+   georeferenced with ``core.georef`` given only its CRS (no anchor, no GCP, no spacing, no
+   mask); a sheet is labelled right when the fitted transform puts every true intersection
+   within 2 m of its grid coordinates. A sheet placed wrong without a warning is the failure
+   that must not happen.
+2. Real sheets: the Jacoubet sheets of ``../shared/data/jacoubet-1836/`` copied to a
+   temporary folder as ``sheet-A.jpg``... and georeferenced with ``--crs "$(cat CRS.proj)"
+   --spacing 250`` and nothing else; the error at the hand-placed crossings
+   (``NNN-GT.points``, used only here) against the best affine fit of those crossings.
+3. Reading time: ``read_labels`` alone on a generated 10000 x 10000 px sheet (wall time and
+   CPU time of this process and of Tesseract).
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parent.parent
+JACOUBET = REPO.parent / "shared" / "data" / "jacoubet-1836"
+STYLES = ("full", "grouped", "thousands", "unsigned")
+ORIENTATIONS = ("axis", "tilted", "rot90")
+
+
+def _style_overrides(style: str, rng: np.random.Generator) -> dict:
+    """Grid coordinates that suit the style: big positive numbers (Lambert-like) or, for
+    unsigned values, all eastings negative (west of the meridian) like Jacoubet's atlas."""
+    if style == "unsigned":
+        return {"centre_easting": float(rng.uniform(-9000, -4000)),
+                "centre_northing": float(rng.uniform(4000, 9000))}
+    return {"centre_easting": float(rng.uniform(600000, 700000)),
+            "centre_northing": float(rng.uniform(6800000, 6900000))}
+
+
+def generated(count: int, size: int, workdir: Path) -> list[dict]:
+    """Part 1: one row per generated sheet."""
+    from core.georef import georeference
+    from core.synth import generate_sheet
+
+    rows = []
+    spacing_px = 2363.0 * size / 10000
+    for k in range(count):
+        style, orientation = STYLES[k % 4], ORIENTATIONS[k % 3]
+        rng = np.random.default_rng(1800 + k)
+        sheet = generate_sheet(1800 + k, size, difficulty=0.7 * ((k * 0.618) % 1.0),
+                               spacing_px=spacing_px, jpeg_roundtrip=True,
+                               content_scale=size / 10000, margin_labels=style,
+                               orientation=orientation, **_style_overrides(style, rng))
+        path = workdir / f"s{k:03d}.jpg"
+        path.write_bytes(sheet.jpeg)
+        del sheet.image
+        row = {"sheet": k, "style": style, "orientation": orientation,
+               "labels": len(sheet.params["grid_labels"])}
+        t = time.perf_counter()
+        try:
+            res = georeference(path, sheet.grid_crs, gcps=False, mask=False,
+                               outdir=workdir / f"s{k:03d}")
+            true_px = sheet.intersections + 0.5            # GCP convention
+            fit = np.hypot(*(res.transform.forward(true_px) - sheet.grid_xy).T)
+            # naming: the grid coordinates given to each detected intersection
+            naming = 0.0
+            for q, g in zip(res.pixel_xy, res.grid_xy, strict=True):
+                d = np.hypot(*(true_px - q).T)
+                j = int(np.argmin(d))
+                if d[j] < 0.25 * spacing_px:
+                    naming = max(naming, float(np.hypot(*(sheet.grid_xy[j] - g))))
+            row.update(error_m=naming, fit_m=float(fit.max()), warnings=len(res.warnings),
+                       used=sum(lab["used"] for lab in res.labels),
+                       read=len(res.labels), outcome="right" if naming <= 2.0 else "WRONG")
+        except Exception as exc:            # an error is an honest outcome, counted apart
+            row.update(error_m=float("nan"), fit_m=float("nan"), warnings=0, used=0, read=0,
+                       outcome="error",
+                       message=str(exc)[:120])
+        row["seconds"] = time.perf_counter() - t
+        shutil.rmtree(workdir / f"s{k:03d}", ignore_errors=True)
+        path.unlink()
+        rows.append(row)
+        print(f"  sheet {k:2d} {style:9s} {orientation:6s} labels {row['labels']:2d} "
+              f"read {row['read']:2d} used {row['used']:2d} naming error "
+              f"{row['error_m']:8.3f} m (affine fit {row['fit_m']:6.2f} m) {row['outcome']:5s} "
+              f"warnings {row['warnings']} "
+              f"{row['seconds']:5.1f} s {row.get('message', '')}", flush=True)
+    return rows
+
+
+def real(workdir: Path) -> list[dict]:
+    """Part 2: one row per Jacoubet sheet."""
+    from core.formats.qgis_points import read_points_file
+    from core.georef import fit_transform, georeference
+
+    crs = (JACOUBET / "CRS.proj").read_text().strip()
+    rows = []
+    for k, src in enumerate(sorted(JACOUBET.glob("*-INPUT.jpg"))):
+        name = f"sheet-{chr(65 + k)}"
+        path = workdir / f"{name}.jpg"
+        shutil.copyfile(src, path)
+        gt = read_points_file(src.with_name(src.name.replace("-INPUT.jpg", "-GT.points")))
+        best = np.hypot(*fit_transform(gt.pixel_xy, gt.map_xy, "affine").residuals_map.T)
+        row = {"sheet": name, "best_max": float(best.max()),
+               "best_rms": float(np.sqrt(np.mean(best ** 2)))}
+        try:
+            res = georeference(path, crs, spacing=250, outdir=workdir / name)
+            err = np.hypot(*(res.transform.forward(gt.pixel_xy) - gt.map_xy).T)
+            row.update(max=float(err.max()), rms=float(np.sqrt(np.mean(err ** 2))),
+                       ratio=float(err.max() / best.max()),
+                       used=sum(lab["used"] for lab in res.labels), read=len(res.labels))
+        except Exception as exc:
+            row.update(max=float("nan"), rms=float("nan"), ratio=float("nan"), used=0,
+                       read=0, message=str(exc)[:200])
+        rows.append(row)
+        print(f"  {name}: error max {row['max']:.2f} rms {row['rms']:.2f} toises; best affine "
+              f"max {row['best_max']:.2f} rms {row['best_rms']:.2f}; ratio {row['ratio']:.2f}; "
+              f"labels read {row['read']} used {row['used']} {row.get('message', '')}",
+              flush=True)
+        shutil.rmtree(workdir / name, ignore_errors=True)
+    return rows
+
+
+def timing(workdir: Path) -> dict:
+    """Part 3: reading the labels of a 10000 x 10000 px sheet."""
+    from core.georef.label_reader import read_labels
+    from core.graticule import detect_on_sheet
+    from core.synth import generate_sheet
+
+    sheet = generate_sheet(1899, 10000, difficulty=0.2, jpeg_roundtrip=True,
+                           margin_labels="grouped", centre_easting=652500.0,
+                           centre_northing=6862500.0)
+    path = workdir / "big.jpg"
+    path.write_bytes(sheet.jpeg)
+    del sheet
+    result = detect_on_sheet(str(path), None)
+    c0 = time.process_time()
+    k0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    readings = read_labels(path, result)
+    wall = time.perf_counter() - t0
+    k1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    child = (k1.ru_utime + k1.ru_stime) - (k0.ru_utime + k0.ru_stime)
+    return {"wall": wall, "cpu": time.process_time() - c0, "tesseract_cpu": child,
+            "words": len({r.word for r in readings})}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark and print its numbers."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--count", type=int, default=24, help="generated sheets (default 24)")
+    ap.add_argument("--size", type=int, default=10000,
+                    help="their size, px (default 10000)")
+    ap.add_argument("--no-real", action="store_true", help="skip the Jacoubet sheets")
+    ap.add_argument("--no-big", action="store_true", help="skip the 10000 px timing")
+    args = ap.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="bench-grid-labels-") as tmp:
+        work = Path(tmp)
+        print(f"1. generated labelled sheets ({args.count}, {args.size} px)")
+        rows = generated(args.count, args.size, work)
+        right = sum(r["outcome"] == "right" for r in rows)
+        silent = sum(r["outcome"] == "WRONG" and r["warnings"] == 0 for r in rows)
+        print(f"  labelled right (naming error <= 2 m at every node): {right}/{len(rows)} = "
+              f"{100 * right / max(1, len(rows)):.0f} % (target >= 95 %); errors "
+              f"{sum(r['outcome'] == 'error' for r in rows)}; wrong "
+              f"{sum(r['outcome'] == 'WRONG' for r in rows)}, of which without a warning "
+              f"{silent} (target 0)")
+        for style in STYLES:
+            sub = [r for r in rows if r["style"] == style]
+            print(f"    {style:9s}: {sum(r['outcome'] == 'right' for r in sub)}/{len(sub)}")
+        if not args.no_real:
+            print("2. real Jacoubet sheets (--crs CRS.proj --spacing 250, nothing else)")
+            if JACOUBET.is_dir():
+                rr = real(work)
+                ok = sum(r["ratio"] <= 1.1 for r in rr)
+                print(f"  within 1.1x of the best affine fit: {ok}/{len(rr)}")
+            else:
+                print(f"  skipped: {JACOUBET} not found")
+        if not args.no_big:
+            print("3. reading the labels of a 10000 x 10000 px sheet")
+            t = timing(work)
+            print(f"  {t['words']} words: {t['wall']:.2f} s wall, {t['cpu']:.2f} s CPU here + "
+                  f"{t['tesseract_cpu']:.2f} s CPU in Tesseract (target <= 3 s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,432 @@
+"""Finding and reading the grid values printed where each grid line meets the map frame.
+
+For every detected grid line (and one beyond each outermost line, an outer line the
+detection may have missed) and each of its two ends, a strip is cut from the sheet along the
+line: from just inside its outermost detected crossing to about 1.25 grid cells beyond it
+(further when the line is crossed short of the others), 0.3 cell either side of the line,
+turned so that the line is vertical and the outside is up. Long straight strokes (the line
+itself, the frame) are removed, the remaining ink is split into character-sized connected
+components, grouped into words, and the few words that sit on the line in the emptiest
+surroundings (margin labels stand on blank paper, map text among streets) are read by
+Tesseract 5 (figures only, one word per image, all words of the sheet in one process),
+first the way text stands on a north-up sheet, then, when that reading is not sure, half a
+turn round. Every reading is returned; :mod:`.label_fit` decides which agree.
+
+Pixel coordinates: x right, y down, in pixels of the full-resolution image (integer values
+at pixel centres, like detection).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from ..errors import InputError, option
+from ..graticule.result import GraticuleResult, LineFamily
+from ..imageio import ImageLike, read_image
+from .grid_labels import index_shift
+
+#: Cells either side of a line searched for its label, and how far beyond the outermost
+#: crossing (cells); a little inside it too (labels of frame lines sit right on the frame).
+ACROSS_CELLS = 0.3
+BEYOND_CELLS = 1.25
+INSIDE_CELLS = 0.06
+#: A line whose crossings stop short of the other lines' searches up to this much further.
+MAX_EXTRA_CELLS = 2.0
+#: Words read per line end (the emptiest surroundings first).
+WORDS_PER_END = 3
+#: The sheet is read at 1/reduce of its size with reduce the largest of 1, 2, 4 that keeps
+#: a grid cell at least this many pixels.
+MIN_CELL_PX = 700
+#: A reading this sure (Tesseract's 0-100) is not tried upside down.
+SURE = 90
+#: Character height (pixels) Tesseract is given.
+OCR_HEIGHT = 36
+#: A number as printed: no leading zero (upside-down figures read as "000 ..." are not).
+_DIGITS = re.compile(r"^(-?[1-9]\d{0,8}|0)$")
+_FAMILIES = ("columns", "rows")
+#: Where the top of a label points on a north-up sheet, weighted: up (upright text), else
+#: left (text reading upwards); the orientation read first is the one nearest this.
+_NORTH_UP_TOPS = np.array([-0.45, -0.89])
+
+
+@dataclass
+class LabelReading:
+    """One word found by a grid line's end and what Tesseract read in it.
+
+    Attributes:
+        family: "columns" or "rows" (see :class:`~core.graticule.result.GraticuleResult`).
+        line: index k of the line in the family's numbering (``offset + k * spacing``).
+        end: -1 at the end of the line towards lower positions along it, +1 the other end.
+        box: (x0, y0, x1, y1) full-resolution pixels around the word.
+        text: what was read ("" when nothing); ``value``: it as a number, or None.
+        confidence: Tesseract's mean word confidence, 0-100.
+        up: unit vector (x, y): where the top of the text points in the image.
+        word: number of the word on the sheet: the readings of one word (upright and
+            upside down) share it; at most one of them can be used.
+        turns: quarter turns (counter-clockwise) that made the word upright for reading.
+    """
+
+    family: str
+    line: int
+    end: int
+    box: tuple[int, int, int, int]
+    text: str
+    value: float | None
+    confidence: float
+    up: tuple[float, float]
+    word: int
+    turns: int = 0
+
+
+def read_words(patches: list[np.ndarray]) -> list[tuple[str, float]]:
+    """Text (digits and minus signs, spaces removed) and confidence (0-100, 0 when nothing
+    was read) of upright word images (uint8, 255 = ink), in one Tesseract run.
+
+    Tesseract runs as a separate process (Debian tesseract-ocr 5, English model, one text
+    line per image, figures and minus only), single-threaded: on images this small its
+    OpenMP threads cost several times the work."""
+    if not patches:
+        return []
+    exe = shutil.which("tesseract")
+    if exe is None:
+        raise InputError("reading the grid labels needs Tesseract (Debian packages "
+                         "tesseract-ocr and tesseract-ocr-eng: run make install); or give "
+                         f"{option('anchor')} X,Y=E,N", field="anchor")
+    with tempfile.TemporaryDirectory(prefix="labels-") as tmp:
+        names = []
+        for i, patch in enumerate(patches):
+            img = np.full((patch.shape[0] + 24, patch.shape[1] + 24), 255, np.uint8)
+            img[12:-12, 12:-12] = 255 - patch
+            names.append(os.path.join(tmp, f"{i:05d}.png"))
+            cv2.imwrite(names[-1], img)
+        listing = os.path.join(tmp, "words.txt")
+        with open(listing, "w", encoding="utf-8") as fh:
+            fh.write("\n".join(names) + "\n")
+        env = {**os.environ, "OMP_THREAD_LIMIT": "1"}
+        run = subprocess.run([exe, listing, "-", "--psm", "7", "-c",
+                              "tessedit_char_whitelist=0123456789- ", "tsv"],
+                             capture_output=True, text=True, env=env, check=False)
+    if run.returncode != 0:
+        raise InputError(f"Tesseract failed ({run.stderr.strip()[:200]}); check the "
+                         f"tesseract-ocr installation or give {option('anchor')} X,Y=E,N",
+                         field="anchor")
+    texts: list[list[str]] = [[] for _ in patches]
+    confs: list[list[float]] = [[] for _ in patches]
+    for row in run.stdout.splitlines()[1:]:
+        cols = row.split("\t")
+        if len(cols) == 12 and cols[0] == "5" and cols[11].strip():
+            page = int(cols[1]) - 1
+            texts[page].append(cols[11].strip())
+            confs[page].append(float(cols[10]))
+    return [("".join(t), float(np.mean(c)) if c else 0.0)
+            for t, c in zip(texts, confs, strict=True)]
+
+
+def parse_value(text: str) -> float | None:
+    """The number a label reads, or None (figures with an optional leading minus, no
+    leading zero)."""
+    return float(text) if _DIGITS.match(text) else None
+
+
+def _line_geometry(fam: LineFamily, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """A point of line ``k`` (the foot of the normal from the origin) and its direction."""
+    t = np.radians(fam.normal_angle_deg)
+    nrm = np.array([np.cos(t), np.sin(t)])
+    return nrm * fam.line_position(k), np.array([-nrm[1], nrm[0]])
+
+
+def _line_extents(result: GraticuleResult, f: int, shift: int, ks: range, p0s, ds
+                  ) -> dict[int, tuple[float, float]]:
+    """Positions along each line ``k`` of its first and last detected crossing (measured
+    from ``p0s[k]`` along ``ds[k]``); a line with none takes its nearest neighbour's."""
+    found = {}
+    for k in ks:
+        on = result.index[:, f] == k - shift
+        if on.any():
+            pos = (result.points[on] - p0s[k]) @ ds[k]
+            found[k] = (float(pos.min()), float(pos.max()))
+    out = {}
+    for k in ks:
+        near = min(found, key=lambda j: (abs(j - k), j)) if found else None
+        out[k] = found.get(k, found[near] if near is not None else (0.0, 0.0))
+    return out
+
+
+def _strip(gray: np.ndarray, origin: np.ndarray, out: np.ndarray, across: np.ndarray,
+           width: int, height: int) -> tuple[np.ndarray, np.ndarray]:
+    """Cut a ``height`` x ``width`` strip whose bottom-centre is ``origin``, up = ``out``;
+    returns it and the 2x3 map strip pixel -> image pixel."""
+    down = -out
+    m = np.array([[across[0], down[0], 0.0], [across[1], down[1], 0.0]])
+    m[:, 2] = origin - m[:, 0] * (width / 2.0) - m[:, 1] * height
+    strip = cv2.warpAffine(gray, m, (width, height), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                           borderMode=cv2.BORDER_REPLICATE)
+    return strip, m
+
+
+def _ink(strip: np.ndarray, long_px: int) -> tuple[np.ndarray, np.ndarray]:
+    """Binary ink (255) of a strip without its long horizontal and vertical strokes, and
+    the ink's darkness (0 paper - 255 darkest ink) without them.
+
+    Ink is what is darker than the local paper (a grey closing) by a good part of the
+    strip's contrast; straight strokes longer than ``long_px`` are the line, the frame or
+    other grid lines."""
+    paper = cv2.morphologyEx(strip, cv2.MORPH_CLOSE, np.ones((15, 15), np.uint8))
+    depth = cv2.subtract(paper, strip)
+    hist = np.cumsum(cv2.calcHist([depth], [0], None, [256], [0, 256]).ravel())
+    contrast = float(np.searchsorted(hist, 0.999 * hist[-1]))       # 99.9th percentile
+    ink = (depth > max(35.0, 0.4 * contrast)).astype(np.uint8) * 255
+    # found at half size (four times fewer pixels, kernels half as long): axis-aligned
+    # strokes by openings, strokes at other angles (a frame the grid is tilted against)
+    # by a Hough transform
+    half = (cv2.resize(ink, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA) > 0)
+    half = half.astype(np.uint8) * 255
+    n = max(3, long_px // 2)
+    small = cv2.morphologyEx(half, cv2.MORPH_OPEN, np.ones((n, 1), np.uint8))
+    small |= cv2.morphologyEx(half, cv2.MORPH_OPEN, np.ones((1, n), np.uint8))
+    segs = cv2.HoughLinesP(cv2.subtract(half, small), 1, np.pi / 180, int(0.7 * n),
+                           minLineLength=n, maxLineGap=2)
+    for x0, y0, x1, y1 in (segs.reshape(-1, 4) if segs is not None else []):
+        cv2.line(small, (int(x0), int(y0)), (int(x1), int(y1)), 255, 2)
+    lines = cv2.resize(small, (ink.shape[1], ink.shape[0]), interpolation=cv2.INTER_NEAREST)
+    lines = cv2.dilate(lines, np.ones((3, 3), np.uint8))
+    dark = cv2.convertScaleAbs(depth, alpha=255.0 / max(contrast, 1.0))
+    dark[lines > 0] = 0
+    return cv2.subtract(ink, lines), dark
+
+
+def _words(ink: np.ndarray, min_h: int, max_h: int) -> list[tuple[np.ndarray, int]]:
+    """Character-sized components grouped into words: (box x0, y0, x1, y1, characters).
+
+    Characters closer than half the typical character size join one word, then words on
+    one text line closer than their height (digits grouped by three, ``6 862 000``)."""
+    n, lab, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    size = np.maximum(stats[:, 2], stats[:, 3])
+    keep = ((size >= min_h) & (size <= max_h)
+            & (stats[:, cv2.CC_STAT_AREA] >= 0.08 * size.astype(np.float64) ** 1.5))
+    keep[0] = False
+    if not keep.any():
+        return []
+    chars = keep[lab].astype(np.uint8) * 255
+    gap = max(2, round(0.45 * float(np.median(size[keep]))))
+    joined = cv2.dilate(chars, np.ones((gap, gap), np.uint8))
+    m, wlab, wstats, _ = cv2.connectedComponentsWithStats(joined, connectivity=8)
+    boxes, counts = [], []
+    for i in range(1, m):
+        x, y, w, h = wstats[i, :4]
+        half = gap // 2
+        boxes.append([x + half, y + half, x + w - half, y + h - half])
+        counts.append(len(np.unique(lab[y:y + h, x:x + w][(wlab[y:y + h, x:x + w] == i)
+                                                         & (chars[y:y + h, x:x + w] > 0)])))
+    return _merge_aligned(np.array(boxes, np.float64).reshape(-1, 4), counts)
+
+
+def _merge_aligned(box: np.ndarray, counts: list[int]) -> list[tuple[np.ndarray, int]]:
+    """Join words of the same height on the same text line separated by less than their
+    height (the space of grouped digits, ``6 862 000``), along x or along y."""
+    n = len(box)
+    if n == 0:
+        return []
+    w, h = box[:, 2] - box[:, 0], box[:, 3] - box[:, 1]
+    parent = np.arange(n)
+    for axis in (0, 1):                       # text along x, then along y
+        thick = h if axis == 0 else w         # the text's height
+        lo, hi = box[:, axis], box[:, axis + 2]
+        plo, phi = box[:, 1 - axis], box[:, 3 - axis]
+        gap = np.maximum(lo[None, :] - hi[:, None], lo[:, None] - hi[None, :])
+        overlap = np.minimum(phi[:, None], phi[None, :]) - np.maximum(plo[:, None], plo[None, :])
+        t = np.minimum(thick[:, None], thick[None, :])
+        similar = np.maximum(thick[:, None], thick[None, :]) < 1.35 * t
+        join = similar & (overlap > 0.6 * t) & (gap < 1.0 * t) & (gap > -0.5 * t)
+        for i, j in zip(*np.nonzero(np.triu(join, 1)), strict=True):
+            ri, rj = i, j
+            while parent[ri] != ri:
+                ri = parent[ri]
+            while parent[rj] != rj:
+                rj = parent[rj]
+            parent[max(ri, rj)] = min(ri, rj)
+    roots = np.array([_root(parent, i) for i in range(n)])
+    out = []
+    for r in np.unique(roots):
+        members = np.flatnonzero(roots == r)
+        b = box[members]
+        out.append((np.array([b[:, 0].min(), b[:, 1].min(), b[:, 2].max(), b[:, 3].max()]),
+                    int(sum(counts[i] for i in members))))
+    return out
+
+
+def _root(parent: np.ndarray, i: int) -> int:
+    while parent[i] != i:
+        i = parent[i]
+    return int(i)
+
+
+def _reduce_for(result: GraticuleResult) -> int:
+    cell = min(result.columns.spacing_px, result.rows.spacing_px)
+    for r in (4, 2):
+        if cell / r >= MIN_CELL_PX:
+            return r
+    return 1
+
+
+def read_labels(image: ImageLike, result: GraticuleResult) -> list[LabelReading]:
+    """Find and read the labels at both ends of every grid line of ``result``.
+
+    Args:
+        image: the sheet (path or array) the detection ran on.
+        result: the detected graticule (line families and their indices).
+
+    Returns:
+        Every reading (two per word: upright and upside down), boxes in full-resolution
+        pixels.
+    """
+    reduce = _reduce_for(result)
+    gray = read_image(image, reduce=reduce, gray=True)
+    jobs: list[tuple[np.ndarray, list[LabelReading]]] = []
+    fams = (result.columns, result.rows)
+    shift = index_shift(result)
+    lines = [fam.indices or tuple(sorted(set((result.index[:, f] + shift[f]).tolist())))
+             for f, fam in enumerate(fams)]
+    if not all(lines):
+        return []
+    for f, fam in enumerate(fams):
+        other = fams[1 - f]
+        ks = range(min(lines[f]) - 1, max(lines[f]) + 2)
+        geo = {k: _line_geometry(fam, k) for k in ks}
+        extents = _line_extents(result, f, int(shift[f]), ks, {k: g[0] for k, g in geo.items()},
+                                {k: g[1] for k, g in geo.items()})
+        cell = fam.spacing_px / reduce
+        other_cell = other.spacing_px / reduce
+        width = int(2 * ACROSS_CELLS * cell)
+        height = (BEYOND_CELLS + INSIDE_CELLS) * other_cell
+        max_h = max(12, int(0.09 * cell))
+        min_h = 5
+        g_lo = min(e[0] for e in extents.values())
+        g_hi = max(e[1] for e in extents.values())
+        for k in ks:
+            (p0, d), (lo, hi) = geo[k], extents[k]
+            for end, pos, extra in ((-1, lo, lo - g_lo), (1, hi, g_hi - hi)):
+                # a line crossed short of the others' extent searches out to theirs too
+                length = int(height + min(extra / reduce, MAX_EXTRA_CELLS * other_cell))
+                out = d * end
+                across = np.array([-out[1], out[0]])
+                start = (p0 + d * pos - out * INSIDE_CELLS * other_cell) / reduce
+                strip, m = _strip(gray, start, out, across, width, length)
+                if not (0 <= start[0] < gray.shape[1] and 0 <= start[1] < gray.shape[0]):
+                    continue  # the line ends off the sheet
+                ink, dark = _ink(strip, int(max(3 * max_h, 0.06 * cell)))
+                words = _words(ink, min_h, max_h)
+                picked = _pick_words(words, ink, width)
+                for box, _ in picked:
+                    jobs.append(_word_job(dark, box, m, reduce, f, k, end, len(jobs) + 1))
+    return _one_family_per_word(_read_jobs(jobs), fams)
+
+
+def _one_family_per_word(readings: list[LabelReading], fams: tuple[LineFamily, LineFamily]
+                         ) -> list[LabelReading]:
+    """A word found by lines of both families (near a corner of the frame) stays with the
+    family whose line it sits on: the one it is nearer across, in grid cells."""
+    def across(r: LabelReading) -> float:
+        fam = fams[_FAMILIES.index(r.family)]
+        t = np.radians(fam.normal_angle_deg)
+        cx, cy = (r.box[0] + r.box[2]) / 2, (r.box[1] + r.box[3]) / 2
+        return abs(cx * np.cos(t) + cy * np.sin(t) - fam.line_position(r.line)) / fam.spacing_px
+
+    first = {}
+    for r in readings:
+        first.setdefault(r.word, r)
+    drop = set()
+    words = list(first.values())
+    for i, a in enumerate(words):
+        for b in words[i + 1:]:
+            if a.family == b.family or _iou(a.box, b.box) < 0.5:
+                continue
+            drop.add(a.word if across(a) > across(b) else b.word)
+    return [r for r in readings if r.word not in drop]
+
+
+def _iou(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> float:
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    if w <= 0 or h <= 0:
+        return 0.0
+    inter = w * h
+    return inter / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter)
+
+
+def _pick_words(words: list[tuple[np.ndarray, int]], ink: np.ndarray, width: int
+                ) -> list[tuple[np.ndarray, int]]:
+    """The words on the line (the strip's centre column) in the emptiest surroundings:
+    (box, number of characters), at most :data:`WORDS_PER_END`."""
+    integral = cv2.integral((ink > 0).astype(np.uint8))
+    h, w = ink.shape
+    scored = []
+    for box, comps in words:  # comps: number of characters
+        x0, y0, x1, y1 = box
+        size = max(x1 - x0, y1 - y0)
+        short = min(x1 - x0, y1 - y0)
+        if not (x0 - short <= width / 2 <= x1 + short):
+            continue       # not on the line
+        if comps < 2 and size < 1.5 * short:
+            continue       # a lone character: too little to read
+        pad = int(short)
+        a0, b0 = max(0, int(x0) - pad), max(0, int(y0) - pad)
+        a1, b1 = min(w, int(x1) + pad), min(h, int(y1) + pad)
+        ring = (integral[b1, a1] - integral[b0, a1] - integral[b1, a0] + integral[b0, a0])
+        inner = (integral[int(y1), int(x1)] - integral[int(y0), int(x1)]
+                 - integral[int(y1), int(x0)] + integral[int(y0), int(x0)])
+        area = max(1, (a1 - a0) * (b1 - b0) - (x1 - x0) * (y1 - y0))
+        scored.append(((ring - inner) / area, box, comps))
+    scored.sort(key=lambda s: s[0])
+    return [(b, c) for _, b, c in scored[:WORDS_PER_END]]
+
+
+def _word_job(dark: np.ndarray, box: np.ndarray, m: np.ndarray, reduce: int, f: int, k: int,
+              end: int, word_no: int) -> tuple[np.ndarray, list[LabelReading]]:
+    """A word to read: its image (scaled for Tesseract, as in the strip) and its readings
+    still to fill in, upright one way then the other (the way text stands on a north-up
+    sheet first: top up, or left for text reading upwards)."""
+    x0, y0, x1, y1 = (int(v) for v in box)
+    horizontal = (x1 - x0) >= (y1 - y0)
+    height = (y1 - y0) if horizontal else (x1 - x0)
+    pad = max(1, height // 4)
+    word_dark = dark[max(0, y0 - pad):y1 + pad, max(0, x0 - pad):x1 + pad]
+    scale = OCR_HEIGHT / max(height, 1)
+    patch = cv2.resize(word_dark, None, fx=scale, fy=scale, interpolation=cv2.INTER_CUBIC)
+    corners = np.array([[x0, y0, 1], [x1, y0, 1], [x1, y1, 1], [x0, y1, 1]], np.float64)
+    img = corners @ m.T * reduce
+    ibox = (int(img[:, 0].min()), int(img[:, 1].min()), int(np.ceil(img[:, 0].max())),
+            int(np.ceil(img[:, 1].max())))
+    sx, sy = m[:, 0], m[:, 1]          # the strip's x and y (down) axes in the image
+    # q quarter turns counter-clockwise make the word upright; where its top then points:
+    tops = {q: {0: -sy, 1: sx, 2: sy, 3: -sx}[q] for q in ((0, 2) if horizontal else (1, 3))}
+    order = sorted(tops, key=lambda q: -float(tops[q] @ _NORTH_UP_TOPS))
+    return patch, [LabelReading(_FAMILIES[f], int(k), int(end), ibox, "", None, 0.0,
+                                (float(tops[q][0]), float(tops[q][1])), word_no, q)
+                   for q in order]
+
+
+def _read_jobs(jobs: list[tuple[np.ndarray, list[LabelReading]]]) -> list[LabelReading]:
+    """Read every word the first way; those not read with confidence, the other way too."""
+    out: list[LabelReading] = []
+    pending = jobs
+    for attempt in (0, 1):
+        texts = read_words([np.ascontiguousarray(np.rot90(patch, rs[attempt].turns))
+                            for patch, rs in pending])
+        again = []
+        for (patch, rs), (text, conf) in zip(pending, texts, strict=True):
+            r = rs[attempt]
+            r.text, r.value, r.confidence = text, parse_value(text), conf
+            out.append(r)
+            if not (r.value is not None and len(text) >= 2 and conf >= SURE):
+                again.append((patch, rs))
+        pending = again
+    return out

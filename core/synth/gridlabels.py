@@ -1,0 +1,126 @@
+"""Grid values printed in the margins, where each grid line meets the map frame.
+
+Styles (``SheetParams.margin_labels``):
+
+- ``full``: the coordinate in metres, ``652000`` (a minus sign when negative);
+- ``grouped``: digits grouped by three, ``6 862 000``;
+- ``thousands``: kilometres, ``652``;
+- ``unsigned``: the value without its sign, as Jacoubet's atlas prints the eastings west of
+  its meridian (the values then fall eastward); use it on sheets whose coordinates all
+  have one sign.
+
+Easting labels stand upright (on a tilted grid, turned with it); northing labels are turned
+a quarter counter-clockwise (reading upwards) when ``label_turned``, else upright too. Each
+label is centred on its line,
+just outside the frame, on 2 sides (top and left) or 4. Some are left out
+(``label_missing``) and a few stray numbers (``label_distractors``: house or sheet numbers)
+are printed next to line ends. Geometry in flat upright pixels (x right, y down).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from shapely.geometry import LineString, Polygon
+
+from .geometry import GridAffine
+from .grid import GridLine
+from .params import SheetParams
+from .text import Lettering
+
+LABEL_STYLES = ("none", "full", "grouped", "thousands", "unsigned")
+
+
+def label_text(value: float, style: str) -> str:
+    """How ``value`` (metres) is printed in ``style``."""
+    v = round(value)
+    if style == "thousands":
+        return str(round(v / 1000))
+    if style == "unsigned":
+        return str(abs(v))
+    if style == "grouped":
+        return ("-" if v < 0 else "") + f"{abs(v):,}".replace(",", " ")
+    return str(v)
+
+
+def _exits(line: GridLine, affine: GridAffine, frame: Polygon) -> list[tuple[np.ndarray,
+                                                                             np.ndarray]]:
+    """Where the line leaves the frame: (point, outward unit direction), both ends."""
+    a, b = line.extent
+    e, n = line.points(np.array([a, b]))
+    x, y = affine.to_flat(e, n)
+    seg = LineString([(x[0], y[0]), (x[1], y[1])])
+    cut = seg.intersection(frame)
+    if cut.is_empty or cut.geom_type != "LineString":
+        return []
+    pts = np.asarray(cut.coords)
+    d = pts[-1] - pts[0]
+    length = float(np.hypot(*d))
+    if length == 0:
+        return []
+    d = d / length
+    return [(pts[0], -d), (pts[-1], d)]
+
+
+def draw_grid_labels(ink: np.ndarray, frame: Polygon, lines: list[GridLine],
+                     affine: GridAffine, p: SheetParams, rng: np.random.Generator,
+                     letters: Lettering) -> list[dict]:
+    """Print the labels into ``ink``; returns one record per label: ``axis`` (0 easting,
+    1 northing), ``value`` (metres), ``text``, ``centre`` and ``size`` (w, h) in flat
+    upright pixels, ``angle`` (degrees) and ``distractor`` (True for a stray number)."""
+    if p.margin_labels == "none":
+        return []
+    h_img, w_img = ink.shape
+    size = p.label_size_px * p.content_scale
+    gap = 0.4 * size + p.frame_width_px
+    x0, y0, x1, y1 = frame.bounds
+    records = []
+    ends = []
+    for line in lines:
+        for point, out in _exits(line, affine, frame):
+            # the side of the frame the line leaves by
+            side = int(np.argmin([abs(point[1] - y0), abs(point[0] - x1), abs(point[1] - y1),
+                                  abs(point[0] - x0)]))      # 0 top, 1 right, 2 bottom, 3 left
+            if p.label_sides == 2 and side in (1, 2):
+                continue
+            ends.append((line, point, out, side))
+    # text follows the grid (a tilted grid carries its labels with it)
+    fx, fy = affine.to_flat(np.array([0.0, 1.0]), np.array([0.0, 0.0]))
+    east = float(np.degrees(np.arctan2(fy[1] - fy[0], fx[1] - fx[0])))
+    for line, point, out, side in ends:
+        if rng.random() < p.label_missing:
+            continue
+        text = label_text(line.value, p.margin_labels)
+        angle = east - 90.0 if (line.axis == 1 and p.label_turned) else east
+        records += _place(ink, letters, text, point, out, side, size, gap, p,
+                          (w_img, h_img), angle, {"axis": line.axis, "value": float(line.value),
+                                           "distractor": False})
+    for _ in range(p.label_distractors if ends else 0):
+        line, point, out, side = ends[int(rng.integers(len(ends)))]
+        text = str(int(rng.integers(1, 400)))
+        along = np.array([-out[1], out[0]]) * rng.choice([-1.0, 1.0]) * rng.uniform(1.5, 3.0) \
+            * size
+        records += _place(ink, letters, text, point + along, out, side, 0.8 * size,
+                          gap + rng.uniform(0.0, 2.0) * size, p, (w_img, h_img), east,
+                          {"axis": line.axis, "value": None, "distractor": True})
+    return records
+
+
+def _place(ink, letters: Lettering, text: str, point: np.ndarray, out: np.ndarray, side: int,
+           size: float, gap: float, p: SheetParams, shape: tuple[int, int], angle: float,
+           record: dict) -> list[dict]:
+    """Render ``text`` turned by ``angle`` degrees beyond the frame at ``point`` along
+    ``out``; [] if off the sheet. The record's size is the turned text's bounding box."""
+    patch = letters.render([(text, 1.0, 0.0)], p.label_font, size)
+    t = np.radians(angle)
+    c, s_ = abs(np.cos(t)), abs(np.sin(t))
+    w = patch.shape[1] * c + patch.shape[0] * s_
+    h = patch.shape[1] * s_ + patch.shape[0] * c
+    normal = np.array([[0.0, -1.0], [1.0, 0.0], [0.0, 1.0], [-1.0, 0.0]])[side]
+    extent = (h if side in (0, 2) else w) / 2.0
+    cos = max(0.3, float(out @ normal))
+    centre = point + out * (gap + extent) / cos
+    if not (w / 2 < centre[0] < shape[0] - w / 2 and h / 2 < centre[1] < shape[1] - h / 2):
+        return []
+    letters.place(ink, patch, (float(centre[0]), float(centre[1])), angle, 245)
+    return [{**record, "text": text, "centre": [float(centre[0]), float(centre[1])],
+             "size": [float(w), float(h)], "angle": angle}]

@@ -1,0 +1,191 @@
+"""Zero-input georeferencing: reading the grid values printed on the sheet (issue 18)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from core.errors import InputError
+from core.georef import georeference
+from core.georef.grid_labels import graticule_from_points
+from core.georef.label_fit import fit_family, labelling_from_readings
+from core.georef.label_reader import LabelReading, read_labels, read_words
+from core.synth import generate_sheet
+from core.synth.gridlabels import label_text
+
+JACOUBET = Path(__file__).resolve().parents[3] / "shared" / "data" / "jacoubet-1836"
+UP, LEFT, RIGHT = (0.0, -1.0), (-1.0, 0.0), (1.0, 0.0)
+
+
+def _reading(family: str, line: int, text: str, word: int, up=UP, end: int = -1,
+             conf: float = 80.0):
+    value = float(text) if text.lstrip("-").isdigit() else None
+    return LabelReading(family, line, end, (0, 0, 10, 10), text, value, conf, up, word)
+
+
+def _grid(n: int = 4) -> object:
+    index = np.array([[c, r] for r in range(n) for c in range(n)])
+    return graticule_from_points(100.0 + 300.0 * index, index, (1200, 1200))
+
+
+def test_sequence_fit_leaves_out_a_misread_and_a_street_number():
+    rs = [_reading("columns", k, str(652000 + 1000 * k), k) for k in range(4)]
+    rs[2] = _reading("columns", 2, "654900", 2)            # misread
+    rs.append(_reading("columns", 1, "17", 9))             # a house number by the frame
+    rs.append(_reading("columns", 3, "655000", 10, end=1))  # the other end of line 3
+    fit, why = fit_family(rs, None)
+    assert why == "" and (fit.a, fit.b) == (652000.0, 1000.0)
+    assert sorted(fit.words) == [0, 1, 3, 10] and fit.lines == {0, 1, 3}
+
+
+def test_sequence_fit_refuses_too_few_or_ambiguous_readings():
+    two = [_reading("rows", 0, "6862000", 0), _reading("rows", 1, "6861000", 1)]
+    fit, why = fit_family(two, None)
+    assert fit is None and "only 2 readings on 2 lines" in why
+    clear = [_reading("rows", 0, "6862000", 0, conf=96), _reading("rows", 1, "6861000", 1,
+                                                                  conf=95)]
+    assert fit_family(clear, None)[0] is not None     # two lines read clearly will do
+    # two lines read at both ends are enough
+    fit, _ = fit_family([*two, _reading("rows", 0, "6862000", 2, end=1),
+                         _reading("rows", 1, "6861000", 3, end=1)], None)
+    assert fit is not None and fit.b == -1000.0
+    # a step that is not a round number, or not --spacing, proposes nothing
+    odd = [_reading("rows", k, str(300 + 180 * k), k) for k in range(4)]
+    assert fit_family(odd, None)[0] is None
+    assert fit_family([*two, _reading("rows", 2, "6860000", 5)], 250.0)[0] is None
+
+
+def test_north_up_sheet_with_turned_northing_labels():
+    rs = ([_reading("columns", c, str(652000 + 1000 * c), c) for c in range(4)]
+          + [_reading("rows", r, str(6862000 - 1000 * r), 10 + r, up=LEFT) for r in range(4)])
+    g = _grid()
+    lab, records = labelling_from_readings(g, rs, None)
+    grid = lab.grid_coordinates(g.index)
+    assert np.allclose(grid, np.column_stack([652000 + 1000.0 * g.index[:, 0],
+                                              6862000 - 1000.0 * g.index[:, 1]]))
+    assert lab.spacing == 1000 and lab.north_in_image == "up" and not lab.mirrored
+    assert len(records) == 8 and all(r["used"] for r in records) and lab.source == "labels"
+
+
+def test_unsigned_values_falling_eastward_are_negative_eastings():
+    # Jacoubet: 3000, 2750, ... printed west of the meridian, falling eastward; km-free
+    rs = ([_reading("columns", c, str(3000 - 250 * c), c) for c in range(4)]
+          + [_reading("rows", r, str(3750 - 250 * r), 10 + r, up=LEFT) for r in range(4)])
+    g = _grid()
+    lab, _ = labelling_from_readings(g, rs, 250.0)
+    grid = lab.grid_coordinates(g.index)
+    assert np.allclose(grid, np.column_stack([-3000 + 250.0 * g.index[:, 0],
+                                              3750 - 250.0 * g.index[:, 1]]))
+
+
+def test_sheet_turned_a_quarter_and_thousands():
+    # north points right: columns are northing lines, rows easting lines (east is down)
+    rs = ([_reading("columns", c, str(6862 + c), c, up=UP) for c in range(4)]
+          + [_reading("rows", r, str(652 + r), 10 + r, up=RIGHT) for r in range(4)])
+    g = _grid()
+    lab, _ = labelling_from_readings(g, rs, None)
+    grid = lab.grid_coordinates(g.index)
+    assert np.allclose(grid, np.column_stack([652000 + 1000.0 * g.index[:, 1],
+                                              6862000 + 1000.0 * g.index[:, 0]]))
+    assert lab.north_in_image == "right" and any("thousands" in w for w in lab.warnings)
+
+
+def test_labels_that_do_not_determine_the_grid_ask_for_an_anchor():
+    rs = [_reading("columns", c, str(652000 + 1000 * c), c) for c in range(4)]
+    with pytest.raises(InputError, match="do not determine the grid.*--anchor"):
+        labelling_from_readings(_grid(), rs, None)
+    # two clear row labels name the rows, with a warning to check
+    rs += [_reading("rows", r, str(6862000 - 1000 * r), 10 + r, up=LEFT, conf=95)
+           for r in range(2)]
+    lab, _ = labelling_from_readings(_grid(), rs, None)
+    assert any("only two rows lines" in w for w in lab.warnings)
+
+
+def test_tesseract_reads_printed_figures():
+    import cv2
+
+    img = np.zeros((50, 220), np.uint8)
+    cv2.putText(img, "6862000", (5, 40), cv2.FONT_HERSHEY_SIMPLEX, 1.1, 255, 2, cv2.LINE_AA)
+    blank = np.zeros((40, 100), np.uint8)
+    assert read_words([img, blank]) == [("6862000", pytest.approx(read_words([img])[0][1])),
+                                        ("", 0.0)]
+
+
+def test_label_styles():
+    assert label_text(6862000.0, "grouped") == "6 862 000"
+    assert label_text(652000.0, "thousands") == "652"
+    assert label_text(-3000.0, "unsigned") == "3000"
+    assert label_text(-3000.0, "full") == "-3000"
+
+
+@pytest.fixture(scope="module")
+def labelled_sheet(tmp_path_factory):
+    sheet = generate_sheet(18, 2000, difficulty=0.0, spacing_px=600.0, content_scale=0.3,
+                           jpeg_roundtrip=True, margin_labels="grouped", label_size_px=110.0,
+                           label_sides=4, label_turned=True, label_missing=0.0,
+                           label_distractors=2,
+                           centre_easting=652400.0, centre_northing=6862300.0)
+    path = tmp_path_factory.mktemp("labelled") / "plate.jpg"
+    path.write_bytes(sheet.jpeg)
+    return sheet, path
+
+
+def test_generated_sheet_carries_its_labels_with_truth(labelled_sheet):
+    sheet, _ = labelled_sheet
+    labels = sheet.params["grid_labels"]
+    true = [lab for lab in labels if not lab["distractor"]]
+    assert len(true) >= 8 and sum(lab["distractor"] for lab in labels) == 2
+    for lab in true:
+        assert lab["text"] == label_text(lab["value"], "grouped")
+        x0, y0, x1, y1 = lab["box"]
+        assert 0 <= x0 < x1 <= 2000 and 0 <= y0 < y1 <= 2000
+
+
+def test_georeference_reads_the_labels_of_a_generated_sheet(labelled_sheet):
+    sheet, path = labelled_sheet
+    res = georeference(path, sheet.grid_crs, gcps=False, mask=False, debug=True)
+    err = np.hypot(*(res.transform.forward(sheet.intersections + 0.5) - sheet.grid_xy).T)
+    assert err.max() < 2.0 and res.labelling.spacing == 1000.0
+    used = [lab for lab in res.labels if lab["used"]]
+    assert len(used) >= 6 and {lab["family"] for lab in used} == {"columns", "rows"}
+    truth = [lab for lab in sheet.params["grid_labels"] if not lab["distractor"]]
+    for lab in used:       # every label used is a printed label, read right
+        x0, y0, x1, y1 = lab["box"]
+        near = [t for t in truth if abs((t["box"][0] + t["box"][2]) / 2 - (x0 + x1) / 2) < 40
+                and abs((t["box"][1] + t["box"][3]) / 2 - (y0 + y1) / 2) < 40]
+        assert near and lab["value"] == near[0]["value"]
+    report = json.loads(res.outputs["json"].read_text())
+    assert report["labelling"]["source"] == "labels"
+    assert len(report["labelling"]["labels"]) == len(res.labels)
+    assert "Grid labels read on the sheet" in res.outputs["html"].read_text()
+    assert res.outputs["labels"].stat().st_size > 1000
+
+
+@pytest.mark.skipif(not JACOUBET.is_dir(), reason="../shared/data/jacoubet-1836 not present")
+def test_real_jacoubet_sheet_is_never_placed_wrong_silently(tmp_path):
+    from core.formats.qgis_points import read_points_file
+    from core.georef import fit_transform
+    from core.graticule import detect_on_sheet
+
+    src = JACOUBET / "021-INPUT.jpg"
+    path = tmp_path / "sheet.jpg"
+    path.write_bytes(src.read_bytes())
+    readings = read_labels(path, detect_on_sheet(str(path)))
+    figures = {r.word for r in readings if r.value is not None and len(r.text) == 4}
+    assert len(figures) >= 6        # the four-figure labels by the frame are found
+    gt = read_points_file(JACOUBET / "021-GT.points")
+    crs = (JACOUBET / "CRS.proj").read_text().strip()
+    try:
+        res = georeference(path, crs, spacing=250, outdir=tmp_path / "out")
+    except InputError as exc:
+        message = str(exc)
+        res = None
+    if res is None:          # not determined: said so, asking for an anchor
+        assert "do not determine the grid" in message and "--anchor" in message
+        return
+    best = np.hypot(*fit_transform(gt.pixel_xy, gt.map_xy, "affine").residuals_map.T)
+    err = np.hypot(*(res.transform.forward(gt.pixel_xy) - gt.map_xy).T)
+    assert err.max() <= 1.1 * best.max()
