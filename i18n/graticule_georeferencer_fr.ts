@@ -991,7 +991,7 @@ Masque de l'emprise : un PNG (255 = carte) de la taille de la planche ; s'il est
     <message>
         <location filename="../plugin/dialogs/georeference_dialog.py" line="148"/>
         <source>automatic</source>
-        <translation type="unfinished"></translation>
+        <translation>automatique</translation>
     </message>
     <message>
         <location filename="../plugin/dialogs/georeference_dialog.py" line="151"/>
