@@ -80,12 +80,19 @@ def test_cancelling_stops_the_task_and_writes_nothing(dialog, sheet, tmp_path):
 
 
 def test_problems_are_one_line_messages(dialog, sheet, tmp_path):
-    # a sheet without a .points file beside it and no anchor: the form says what to do
+    # no anchor and no .points file: core reads the grid values printed on the sheet; this
+    # sheet prints none, so core's error says what to do, naming the form's fields
     lonely = tmp_path / "lonely.jpg"
     shutil.copy(sheet["image"], lonely)
     dialog.sheet.set_file(lonely)
-    assert dialog.start_georeference() is None
-    assert "which intersection is which" in dialog.bar.items()[-1].text()
+    dialog.outdir.setFilePath(str(tmp_path / "none"))
+    assert dialog.start_georeference() is not None
+    wait_for_task(dialog)
+    error = dialog.iface.messages()[-1]
+    assert "which intersection is which" in error and "“Anchor”" in error, error
+    assert "--" not in error and not (tmp_path / "none").exists()
+    assert dialog.progress.bar.value() == 0          # no bar left half-way after a failure
+    dialog.iface.messageBar().clearWidgets()
     # a bad anchor
     fill_anchor(dialog.anchor_rows[0], 10, 20, "abc", 4)
     assert dialog.start_georeference() is None
@@ -94,7 +101,7 @@ def test_problems_are_one_line_messages(dialog, sheet, tmp_path):
     fill_anchor(dialog.anchor_rows[0], 10, 20, 0, 0)
     dialog.mask.setFilePath(str(tmp_path / "missing-mask.png"))
     dialog.outdir.setFilePath(str(tmp_path / "out"))
-    dialog.start_georeference()
+    assert dialog.start_georeference() is not None, dialog.bar.items()[-1].text()
     wait_for_task(dialog)
     error = dialog.iface.messages()[-1]
     assert "missing-mask.png" in error and "no such file" in error
@@ -130,3 +137,42 @@ def test_pick_an_intersection_on_the_canvas(dialog, sheet, tmp_path):
     assert dialog.last_outcome is not None
     assert dialog.last_outcome.result.rmse_px < 1.5
     assert dialog.preview_layer is None
+
+
+def test_one_click_reads_the_printed_grid_values_and_shows_them(dialog, tmp_path):
+    """Anchors left empty: core reads the values printed in the margins; the labels read
+    are a layer (green used, red left out) above the intersections."""
+    import numpy as np
+    from qgis.core import QgsCoordinateReferenceSystem, QgsProject
+
+    from core.synth import generate_sheet
+
+    sheet = generate_sheet(18, 2000, difficulty=0.0, spacing_px=600.0, content_scale=0.3,
+                           jpeg_roundtrip=True, margin_labels="grouped", label_size_px=110.0,
+                           label_sides=4, label_turned=True, label_missing=0.0,
+                           label_distractors=2, centre_easting=652400.0,
+                           centre_northing=6862300.0)
+    path = tmp_path / "plate.jpg"
+    path.write_bytes(sheet.jpeg)
+    dialog.sheet.set_file(path)
+    dialog.grid_crs.setCrs(QgsCoordinateReferenceSystem("EPSG:2154"))
+    assert dialog.spacing.value() == 0.0            # automatic: the step of the labels
+    assert dialog.start_georeference() is not None, dialog.bar.items()[-1].text()
+    wait_for_task(dialog, timeout=180)
+    outcome = dialog.last_outcome
+    assert outcome is not None, dialog.iface.messages()
+    result = outcome.result
+    err = np.hypot(*(result.transform.forward(sheet.intersections + 0.5) - sheet.grid_xy).T)
+    assert err.max() < 2.0
+    layers = _layers_by_name()
+    labels = layers["plate grid labels read"]
+    feats = list(labels.getFeatures())
+    assert len(feats) == len(result.labels) and any(f["used"] for f in feats)
+    assert labels.crs().authid() == "EPSG:2154"
+    used = [f for f in feats if f["used"]]
+    # a used label's box lies on the map where its value is printed (beside its line)
+    for f in used:
+        assert f["value"] is not None and f["family"] in ("columns", "rows")
+    tree = QgsProject.instance().layerTreeRoot().findGroup("plate")
+    assert [child.name() for child in tree.children()][:2] == [
+        "plate grid labels read", "plate intersections"]
