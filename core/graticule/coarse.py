@@ -91,7 +91,8 @@ class CoarseScan:
 
 def scan_lines(ridge: np.ndarray, valid: np.ndarray, scale: float, angles_deg: np.ndarray, *,
                strip_px: int, drift_px: int = 1, quantile: float = 0.4,
-               drop_edges: bool = False, max_shear_deg: float = MAX_SHEAR_DEG) -> CoarseScan:
+               drop_edges: bool = False, max_shear_deg: float = MAX_SHEAR_DEG,
+               exact_deg: float = 0.0) -> CoarseScan:
     """Score straight lines at every angle in ``angles_deg`` on a reduced ridge image.
 
     Args:
@@ -107,6 +108,10 @@ def scan_lines(ridge: np.ndarray, valid: np.ndarray, scale: float, angles_deg: n
         max_shear_deg: angles within this of a rotated angle (or of it turned by a multiple
             of 90 degrees) are scored from that rotation's strip sums, each strip shifted
             across the lines (see :func:`_sheared`); 0 rotates the image for every angle.
+        exact_deg: the angles within ``max_shear_deg`` of this one (or of it turned by a
+            multiple of 90 degrees) are scored from the rotation at exactly this angle: the
+            default 0 scores the axis-aligned lines of a straight scan without the blur of
+            a sheared rotation (one that rotates them by up to 2 degrees and shifts back).
     """
     h, w = ridge.shape
     canvas = int(np.ceil(np.hypot(h, w))) + 2
@@ -126,7 +131,7 @@ def scan_lines(ridge: np.ndarray, valid: np.ndarray, scale: float, angles_deg: n
     edge_window = max(3, round(EDGE_WINDOW_PX / scale)) if drop_edges else 0
     # strip centres, rows from the canvas centre (the centre of every rotation)
     centres = np.arange(n_strips) * strip_px + (strip_px - 1) / 2 - canvas / 2
-    for base, members in _rotation_groups(angles, max_shear_deg):
+    for base, members in _rotation_groups(angles, max_shear_deg, exact_deg):
         m = cv2.getRotationMatrix2D((w / 2, h / 2), float(base), 1.0)
         m[:, 2] += shift
         # one spare row and column: turning the (canvas + 1)^2 grid by 90 degrees about the
@@ -141,37 +146,47 @@ def scan_lines(ridge: np.ndarray, valid: np.ndarray, scale: float, angles_deg: n
             deltas = [angles[i] - base - 90.0 * quarter for i in group]
             sheared = np.stack([sums if abs(d) < 1e-9 else _sheared(sums, centres, d)
                                 for d in deltas])
-            scores[group], strips[group] = _column_scores(sheared, strip_px, drift_kernel,
-                                                          quantile, edge_window)
+            scores[group], strips[group] = _column_scores(
+                sheared, strip_px, drift_kernel, quantile, edge_window,
+                _tilted_cover_change(sheared[..., 1] / 255.0, np.radians(deltas)))
     t = np.radians(angles)
     centre_rho = ((w / 2) * np.cos(t) + (h / 2) * np.sin(t)) * scale
     return CoarseScan(angles, scores, scale, centre_rho, canvas, strips)
 
 
-def _rotation_groups(angles: np.ndarray, max_shear_deg: float
+def _rotation_groups(angles: np.ndarray, max_shear_deg: float, exact_deg: float = 0.0
                      ) -> list[tuple[float, dict[int, list[int]]]]:
     """The rotations to make: ``[(base angle, {quarter turns: [angle indices]})]``, every
-    angle within ``max_shear_deg`` of its base turned by its quarter turns."""
+    angle within ``max_shear_deg`` of its base turned by its quarter turns. The angles
+    within ``max_shear_deg`` of ``exact_deg`` (modulo 90 degrees) share the rotation at
+    exactly ``exact_deg``; the others are grouped going away from it on either side."""
     if not len(angles):
         return []
-    ref = float(angles[0])
-    folded = (angles - ref + 45.0) % 90.0 - 45.0      # angle = ref + folded + 90 k
-    quarters = np.round((angles - ref - folded) / 90.0).astype(int)
+    folded = (angles - exact_deg + 45.0) % 90.0 - 45.0      # angle = exact + folded + 90 k
+    quarters = np.round((angles - exact_deg - folded) / 90.0).astype(int)
+    tol = 1e-9
+    centre = np.flatnonzero(np.abs(folded) <= max_shear_deg + tol)
+    above = np.flatnonzero(folded > max_shear_deg + tol)
+    below = np.flatnonzero(folded < -max_shear_deg - tol)
+    runs = [(centre, 0.0)] if len(centre) else []
+    # greedy runs of width 2 max_shear_deg, upwards above the centre, downwards below it
+    for idx, sign in ((above, 1.0), (below, -1.0)):
+        order = idx[np.argsort(sign * folded[idx], kind="stable")]
+        start = 0
+        while start < len(order):
+            lo = sign * folded[order[start]]
+            stop = start
+            while stop < len(order) and sign * folded[order[stop]] <= lo + 2 * max_shear_deg + tol:
+                stop += 1
+            run = order[start:stop]
+            runs.append((run, (folded[run].min() + folded[run].max()) / 2))
+            start = stop
     groups = []
-    order = np.argsort(folded, kind="stable")
-    start = 0
-    while start < len(order):
-        lo = folded[order[start]]
-        stop = start
-        while stop < len(order) and folded[order[stop]] <= lo + 2 * max_shear_deg + 1e-9:
-            stop += 1
-        idx = order[start:stop]
-        base = ref + (lo + folded[idx].max()) / 2
+    for run, offset in runs:
         members: dict[int, list[int]] = {}
-        for i in idx:
+        for i in run:
             members.setdefault(int(quarters[i]) % 4, []).append(int(i))
-        groups.append((base, members))
-        start = stop
+        groups.append((exact_deg + offset, members))
     return groups
 
 
@@ -194,11 +209,26 @@ def _sheared(sums: np.ndarray, centres: np.ndarray, delta_deg: float) -> np.ndar
     return out
 
 
+def _tilted_cover_change(cover: np.ndarray, deltas_rad: np.ndarray) -> np.ndarray:
+    """Rows of map a strip gains ``(G, n_strips, D)`` when its rotation is turned by
+    ``deltas_rad`` further, which shifting its sums (:func:`_sheared`) does not show: the
+    edge of the map that cuts a strip tilts, moving by ``column tan(delta)`` rows (column
+    from the canvas centre), into the strip where the map starts in it (more map in the
+    next strip than in the previous one), out of it where the map ends."""
+    padded = np.pad(cover, ((0, 0), (1, 1), (0, 0)))
+    side = np.sign(padded[:, 2:] - padded[:, :-2])
+    columns = np.arange(cover.shape[2]) - cover.shape[2] / 2
+    return side * columns * np.tan(np.asarray(deltas_rad))[:, None, None]
+
+
 def _column_scores(sums: np.ndarray, strip_px: int, drift_kernel: np.ndarray,
-                   quantile: float, edge_window: int) -> tuple[np.ndarray, np.ndarray]:
+                   quantile: float, edge_window: int, cover_change: np.ndarray | None = None
+                   ) -> tuple[np.ndarray, np.ndarray]:
     """(score, number of valid strips) of every rotated column, ``(G, D)`` each, from the
     strip sums ``(G, n_strips, D, 2)`` of G angles: ink x 16 and cover x 255 (see
-    :func:`scan_lines`)."""
+    :func:`scan_lines`). A strip counts when at least 80 % of it is map, its cover changed
+    by ``cover_change`` ``(G, n_strips, D)`` rows (see :func:`_tilted_cover_change`) first.
+    """
     ink, cover = sums[..., 0] / 16.0, sums[..., 1] / 255.0
     n_angles, n_strips, width = ink.shape
     scores = np.zeros((n_angles, width), np.float32)
@@ -207,7 +237,8 @@ def _column_scores(sums: np.ndarray, strip_px: int, drift_kernel: np.ndarray,
     rise[..., SIDE_PX:-SIDE_PX] = ink[..., SIDE_PX:-SIDE_PX] - np.maximum(
         ink[..., :-2 * SIDE_PX], ink[..., 2 * SIDE_PX:])
     tophat = cv2.dilate(rise.reshape(-1, width), drift_kernel).reshape(ink.shape)
-    full = cover >= 0.8 * strip_px
+    full = cover >= 0.8 * strip_px if cover_change is None else \
+        cover + cover_change >= 0.8 * strip_px
     per_px = np.where(full, tophat / np.maximum(cover, 1.0), np.inf)
     per_px.sort(axis=1)   # valid values first, in increasing order
     n_full = full.sum(axis=1)

@@ -174,7 +174,8 @@ def families_near_angle(images: ReducedImages, angle_deg: float, *, fine: bool,
     angles = np.arange(angle_deg - half_range_deg, angle_deg + half_range_deg + 1e-9, step_deg)
     n = len(angles)
     scan = scan_lines(img, valid, s, np.r_[angles, angles + 90.0],
-                      strip_px=max(8, STRIP_PX // s), drift_px=1, drop_edges=not images.masked)
+                      strip_px=max(8, STRIP_PX // s), drift_px=1, drop_edges=not images.masked,
+                      exact_deg=angle_deg)
     out = []
     for rows in (slice(0, n), slice(n, 2 * n)):
         family = scan.subset(rows)

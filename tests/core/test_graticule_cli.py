@@ -88,3 +88,22 @@ def test_directory_mode_goes_on_past_a_bad_sheet(real_crop, tmp_path, capsys):
     assert read_points_csv(outdir / "001-OUTPUT-PRED.csv").shape == (3, 2)
     assert not (outdir / "002-OUTPUT-PRED.csv").exists()
     assert "002-INPUT.jpg" in capsys.readouterr().err
+
+
+def test_cli_finds_the_grid_of_a_small_axis_aligned_sheet(tmp_path):
+    # regression (4200a72): angles scored by shearing a rotation 2 degrees away blurred
+    # the axis-aligned lines, and on this 1600 px sheet a grid line crosses only two or
+    # three strips that are 80 % map, one of them one row short at exactly 90 degrees:
+    # sheared from that rotation, all the vertical family's angles lost it ("no graticule
+    # found") while truly tilted rotations move the map's edge and keep it
+    from core.synth import generate_sheet, write_sheet
+    sheet = generate_sheet(12, 1600, difficulty=0.2, spacing_px=420.0, jpeg_roundtrip=True,
+                           orientation="axis")
+    write_sheet(sheet, tmp_path / "s12", "001")
+    out = tmp_path / "pred.csv"
+    assert main([str(tmp_path / "s12" / "001-INPUT.jpg"), "-o", str(out)]) == 0
+    found = read_points_csv(out)
+    gt = read_points_csv(tmp_path / "s12" / "001-OUTPUT-GT.csv")
+    assert len(found) >= 9
+    dist = np.hypot(*(found[:, None, :] - gt[None, :, :]).transpose(2, 0, 1))
+    assert np.count_nonzero(dist.min(axis=1) <= 2.0) >= 9
