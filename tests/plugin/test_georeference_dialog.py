@@ -147,7 +147,7 @@ def test_one_click_reads_the_printed_grid_values_and_shows_them(dialog, tmp_path
 
     from core.synth import generate_sheet
 
-    sheet = generate_sheet(18, 2000, difficulty=0.0, spacing_px=600.0, content_scale=0.3,
+    sheet = generate_sheet(4, 2500, difficulty=0.0, spacing_px=700.0, content_scale=0.25,
                            jpeg_roundtrip=True, margin_labels="grouped", label_size_px=110.0,
                            label_sides=4, label_turned=True, label_missing=0.0,
                            label_distractors=2, centre_easting=652400.0,
