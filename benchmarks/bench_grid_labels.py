@@ -1,14 +1,15 @@
 """Zero-input georeferencing: the grid values printed on the sheet name the grid (issue 18).
 
 Run: ``.venv/bin/python -m benchmarks.bench_grid_labels [--count 24] [--size 10000]
-[--no-real] [--no-big]``. Three parts, each printing numbers:
+[--no-real] [--no-big] [--map-area]``. Three parts, each printing numbers:
 
 1. Generated labelled sheets (``--count``, the four label styles in turn, axis-aligned,
    tilted and turned by 90 degrees in turn, difficulty spread over 0-0.7): each is
    georeferenced with ``core.georef`` given only its CRS (no anchor, no GCP, no spacing, no
-   mask); a sheet is labelled right when the fitted transform puts every true intersection
-   within 2 m of its grid coordinates. A sheet placed wrong without a warning is the failure
-   that must not happen.
+   mask: the whole image is searched; ``--map-area``: the computed map area, as the command
+   line does by default); a sheet is labelled right when the fitted transform puts every
+   true intersection within 2 m of its grid coordinates. A sheet placed wrong without a
+   warning is the failure that must not happen.
 2. Real sheets: the Jacoubet sheets of ``../shared/data/jacoubet-1836/`` copied to a
    temporary folder as ``sheet-A.jpg``... and georeferenced with ``--crs "$(cat CRS.proj)"
    --spacing 250`` and nothing else; the error at the hand-placed crossings
@@ -45,7 +46,7 @@ def _style_overrides(style: str, rng: np.random.Generator) -> dict:
             "centre_northing": float(rng.uniform(6800000, 6900000))}
 
 
-def generated(count: int, size: int, workdir: Path) -> list[dict]:
+def generated(count: int, size: int, workdir: Path, map_area: bool = False) -> list[dict]:
     """Part 1: one row per generated sheet."""
     from core.georef import georeference
     from core.synth import generate_sheet
@@ -66,7 +67,8 @@ def generated(count: int, size: int, workdir: Path) -> list[dict]:
                "labels": len(sheet.params["grid_labels"])}
         t = time.perf_counter()
         try:
-            res = georeference(path, sheet.grid_crs, gcps=False, mask=False,
+            res = georeference(path, sheet.grid_crs, gcps=False,
+                               mask="auto" if map_area else False,
                                outdir=workdir / f"s{k:03d}")
             true_px = sheet.intersections + 0.5            # GCP convention
             fit = np.hypot(*(res.transform.forward(true_px) - sheet.grid_xy).T)
@@ -161,11 +163,14 @@ def main(argv: list[str] | None = None) -> int:
                     help="their size, px (default 10000)")
     ap.add_argument("--no-real", action="store_true", help="skip the Jacoubet sheets")
     ap.add_argument("--no-big", action="store_true", help="skip the 10000 px timing")
+    ap.add_argument("--map-area", action="store_true",
+                    help="part 1 searches the computed map area, as python -m core.georef does "
+                         "by default (default: the whole image)")
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="bench-grid-labels-") as tmp:
         work = Path(tmp)
         print(f"1. generated labelled sheets ({args.count}, {args.size} px)")
-        rows = generated(args.count, args.size, work)
+        rows = generated(args.count, args.size, work, args.map_area)
         right = sum(r["outcome"] == "right" for r in rows)
         silent = sum(r["outcome"] == "WRONG" and r["warnings"] == 0 for r in rows)
         print(f"  labelled right (naming error <= 2 m at every node): {right}/{len(rows)} = "
