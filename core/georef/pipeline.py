@@ -27,6 +27,7 @@ cancellation (:class:`core.progress.Cancelled` from the progress callback) leave
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -71,6 +72,8 @@ DEFAULT_SPACING = 1000.0
 #: atlas's 2363 px cells).
 DEFAULT_THRESHOLD_CELLS = 0.03
 Detector = Callable[..., GraticuleResult]
+#: The map area detection searched, read or computed on first call (see _searched_area).
+AreaMask = Callable[[], "np.ndarray | None"]
 #: How to go on without detection (end of an error message).
 GCPS_ONLY = (f"give the GCPs with {option('gcps')} FILE.points {option('gcps-only')}")
 #: The warning of a fit whose residuals are 0 by construction (no redundancy).
@@ -223,7 +226,8 @@ def _points_file(gcps, inp: Path) -> tuple[Path | None, GroundControlPoints | No
     return path, (read_points_file(path).only_enabled() if path is not None else None)
 
 
-def _labelled_detections(inp: Path, area: str | None, anchors: list[Anchor],
+def _labelled_detections(inp: Path, area: str | None, area_mask: AreaMask,
+                         anchors: list[Anchor],
                          spacing: float | None, graticule: GraticuleResult | None,
                          detect: Detector | None, progress: ProgressCallback | None
                          ) -> tuple[np.ndarray, np.ndarray, float, Labelling,
@@ -239,7 +243,7 @@ def _labelled_detections(inp: Path, area: str | None, anchors: list[Anchor],
                                field="input", value=str(inp))
     if anchors:
         grid, labelling = label_intersections(graticule, anchors, spacing or DEFAULT_SPACING,
-                                              _map_area_test(inp, area))
+                                              _map_area_test(area, area_mask))
     else:
         report(progress, 0.45, "reading the grid labels")
         labelling, _ = labelling_from_readings(graticule, read_labels(inp, graticule), spacing)
@@ -249,25 +253,35 @@ def _labelled_detections(inp: Path, area: str | None, anchors: list[Anchor],
             graticule)
 
 
-def _map_area_test(inp: Path, area: str | None):
+def _searched_area(inp: Path, area: str | None) -> np.ndarray | None:
+    """The map area detection searched, as an ``(H, W)`` mask (0 outside): the mask file
+    read, or the map area computed again by ``core.maparea``; None when the whole image was
+    searched (``area`` None, or no map was found) or the intersections were given."""
+    if area is None or area == "given":
+        return None
+    from ..graticule.sheet import COMPUTE
+
+    if area == COMPUTE:
+        from ..maparea import map_area_mask
+
+        mask = map_area_mask(inp)
+        return mask if mask.any() else None
+    from ..imageio import read_mask
+
+    return read_mask(area)
+
+
+def _map_area_test(area: str | None, area_mask: AreaMask):
     """``(K, 2)`` pixel positions (detection convention) -> ``(K,)`` bool: inside the map
-    area detection searched (read or computed only when called); None when the whole image
-    was searched or the intersections were given."""
+    area detection searched (``area_mask()`` is called only when the test is); None when
+    the whole image was searched or the intersections were given."""
     if area is None or area == "given":
         return None
 
     def in_map(pixel_xy: np.ndarray) -> np.ndarray:
-        from ..graticule.sheet import COMPUTE
-        from ..imageio import read_mask
-
-        if area == COMPUTE:
-            from ..maparea import map_area_mask
-
-            mask = map_area_mask(inp)
-            if not mask.any():                 # no map found: the whole image was searched
-                return np.ones(len(pixel_xy), dtype=bool)
-        else:
-            mask = read_mask(area)
+        mask = area_mask()
+        if mask is None:                       # no map found: the whole image was searched
+            return np.ones(len(pixel_xy), dtype=bool)
         h, w = mask.shape
         ij = np.round(np.asarray(pixel_xy, dtype=np.float64)).astype(np.int64)
         ok = (ij[:, 0] >= 0) & (ij[:, 0] < w) & (ij[:, 1] >= 0) & (ij[:, 1] < h)
@@ -381,7 +395,12 @@ def georeference(input_path: str | os.PathLike, crs: str, *, grid_crs: str | Non
                   folders={"outdir": out}, inputs=[inp, mask_path, gcp_path])
 
     # ---- GCPs: pixel positions and grid / map coordinates
-    labelling, searched = None, None
+    labelling = None
+    searched = None if gcps_only else (
+        "given" if graticule is not None else _detection_area(mask, mask_path))
+    # the searched map area, read or computed at most once, only if the anchor test or the
+    # annotation asks for it
+    area_mask = functools.cache(lambda: _searched_area(inp, searched))
     if gcps_only:
         graticule = None
         pixel = known.pixel_xy.copy()
@@ -393,9 +412,8 @@ def georeference(input_path: str | os.PathLike, crs: str, *, grid_crs: str | Non
             anchor_list += [Anchor(tuple(p), tuple(g), f"{gcp_path.name} point {k + 1}")
                             for k, (p, g) in enumerate(zip(known.pixel_xy, kgrid,
                                                            strict=True))]
-        searched = "given" if graticule is not None else _detection_area(mask, mask_path)
         pixel, grid, cell_px, labelling, graticule = _labelled_detections(
-            inp, searched, anchor_list, spacing, graticule, detect, progress)
+            inp, searched, area_mask, anchor_list, spacing, graticule, detect, progress)
     report(progress, 0.5, "GCPs ready")
     mapxy = crsmod.transform_points(grid, g_crs, out_crs)
 
@@ -429,26 +447,12 @@ def georeference(input_path: str | os.PathLike, crs: str, *, grid_crs: str | Non
         grid_drawn = None if crsmod.same_crs(g_crs, out_crs) else g_crs
         annotation = allmaps.annotation(
             iiif, size, pixel[inliers], mapxy[inliers], out_crs, kind,
-            polygon=allmaps.mask_polygon(_map_area(inp, mask_path, searched), size),
+            polygon=allmaps.mask_polygon(mask_path if mask_path is not None else area_mask(),
+                                         size),
             grid_crs=grid_drawn, iiif_version=iiif_version)
     _write_outputs(result, inp, mask_path, resampling, overviews, progress, cog=cog,
                    annotation=annotation)
     return result
-
-
-def _map_area(inp: Path, mask_path: Path | None, searched: str | None):
-    """The map area for the annotation: the mask file, the area detection computed (found
-    again) or None (the whole image)."""
-    if mask_path is not None:
-        return mask_path
-    from ..graticule.sheet import COMPUTE
-
-    if searched == COMPUTE:
-        from ..maparea import map_area_mask
-
-        computed = map_area_mask(inp)
-        return computed if computed.any() else None
-    return None
 
 
 def _output_paths(out: Path, inp: Path, affine: bool, iiif: bool = False) -> dict[str, Path]:
