@@ -109,11 +109,6 @@ class CoreAlgorithm(QgsProcessingAlgorithm):
         return QgsProcessingParameterEnum(name, label, options=[lab for lab, _ in options],
                                           defaultValue=keys.index(default))
 
-    def add_choice(self, name: str, label: str, options: list[tuple[str, str]],
-                   default: str) -> None:
-        """Add :meth:`choice_parameter`."""
-        self.addParameter(self.choice_parameter(name, label, options, default))
-
     def choice(self, parameters, name: str, context) -> str:
         """The core key chosen for enum parameter ``name``."""
         return self._choice_keys[name][self.parameterAsEnum(parameters, name, context)]

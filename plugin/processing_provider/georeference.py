@@ -94,7 +94,8 @@ class GeoreferenceAlgorithm(CoreAlgorithm):
         self.addParameter(QgsProcessingParameterCrs(
             self.CRS, tr("Target CRS"),
             defaultValue=QgsCoordinateReferenceSystem(DEFAULT_TARGET)))
-        self.add_choice(self.TRANSFORM, tr("Transform"), choices.transforms(), "affine")
+        self.addParameter(self.choice_parameter(self.TRANSFORM, tr("Transform"),
+                                                choices.transforms(), "affine"))
         self.addParameter(QgsProcessingParameterFile(
             self.MASK, tr("Map-area mask (PNG, optional)"), optional=True,
             fileFilter=tr("PNG masks (*.png);;All files (*)")))
