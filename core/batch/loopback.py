@@ -14,8 +14,6 @@ import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-from .execute import DASK_CONFIG_DIR
-
 
 def _dask_command() -> str:
     """The ``dask`` command of this Python environment."""
@@ -49,7 +47,7 @@ def loopback_cluster(workdir: Path, n_workers: int = 2, *,
         Worker processes (one thread each).
     env : mapping, optional
         Environment of the processes (default: this one), e.g. with ``PYTHONPATH`` set to
-        the project. ``DASK_CONFIG`` is set to the project's worker settings.
+        the project.
     timeout : float
         Seconds to wait for the cluster to be up with all its workers, and for each
         process to stop at the end.
@@ -65,7 +63,7 @@ def loopback_cluster(workdir: Path, n_workers: int = 2, *,
     workdir.mkdir(parents=True, exist_ok=True)
     scheduler_file = workdir / "scheduler.json"
     scheduler_file.unlink(missing_ok=True)
-    env = dict(os.environ if env is None else env, DASK_CONFIG=str(DASK_CONFIG_DIR))
+    env = dict(os.environ if env is None else env)
     dask = _dask_command()
     procs: list[subprocess.Popen] = []
     try:
