@@ -16,7 +16,6 @@ from tqdm import tqdm
 
 from .errors import InputError, option
 from .interrupts import Interrupted, signal_name, signals_raise
-from .memory import reuse_freed_memory
 
 T = TypeVar("T")
 
@@ -31,10 +30,8 @@ def run_cli(main: Callable[[Sequence[str] | None], int | None],
     """Run a command's ``main(argv)`` and turn user errors into one line and an exit code.
 
     SIGINT, SIGTERM and SIGHUP stop the command like Ctrl-C (:mod:`core.interrupts`):
-    temporary files are removed and the exit code is 128 + the signal number. The command's
-    process keeps freed memory for its next images (:mod:`core.memory`).
+    temporary files are removed and the exit code is 128 + the signal number.
     """
-    reuse_freed_memory()
     try:
         with signals_raise():
             return main(argv) or EXIT_OK

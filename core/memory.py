@@ -11,9 +11,11 @@ one.
 
 :func:`reuse_freed_memory` tells glibc to serve large buffers from its heap and keep what is
 freed there (``mallopt(M_MMAP_MAX, 0)``, ``mallopt(M_TRIM_THRESHOLD, 2 GiB)``). The process's
-resident memory then stays at its peak until it exits, so this is for processes that run
-commands and exit (the command line, batch workers), never for a long-lived host such as
-QGIS: the plugin does not call it.
+resident memory then stays at its peak until it exits, and buffers of many sizes fragment
+the heap, so the peak grows: the commands whose steps hold a few buffers of one size call
+it (``core.graticule``, ``core.georef``, ``core.maparea``, in their process or Dask worker),
+``core.blocks`` does not (its shapes level peaked at 4.5 GB instead of 3.3 GB on a
+10000 x 10000 sheet), nor does the plugin (QGIS is a long-lived host).
 """
 
 from __future__ import annotations

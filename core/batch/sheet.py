@@ -19,7 +19,6 @@ import cv2
 from ..atomic import atomic_output
 from ..errors import InputError
 from ..imageio import read_image
-from ..memory import reuse_freed_memory
 
 #: Failures of one sheet that a batch reports and goes on past (others are bugs: raised).
 SHEET_FAILURES = (InputError, OSError, ValueError, RuntimeError, MemoryError)
@@ -81,10 +80,8 @@ def run_sheet(work: Callable[[object], object], item: object, name: str,
     """Run ``work(item)`` and return its :class:`Outcome` (failures included).
 
     ``thumbnail``: where to write a small JPEG of the sheet (``item`` is then its path),
-    even when the work failed; a sheet that cannot be read gets none. The process that
-    runs it (a Dask worker too) keeps freed memory for the next sheet (:mod:`core.memory`).
+    even when the work failed; a sheet that cannot be read gets none.
     """
-    reuse_freed_memory()
     start, cpu = time.perf_counter(), time.process_time()
     report, error = SheetReport(), ""
     try:

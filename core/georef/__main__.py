@@ -17,6 +17,7 @@ from ..batch.resume import is_complete
 from ..cli import EXIT_OK, number, run_cli
 from ..errors import InputError
 from ..mapseg_names import list_inputs, mask_for_input
+from ..memory import reuse_freed_memory
 from ..outputs import check_outputs
 from .allmaps import check_iiif_url
 from .mosaic import MOSAIC_NAME, write_mosaic
@@ -91,6 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _run_one(input_path: Path, args: argparse.Namespace, outdir: Path | None) -> SheetReport:
+    reuse_freed_memory()   # this process (or Dask worker) only runs commands
     mask = False if args.no_mask else (args.mask or "auto")
     result = georeference(
         input_path, args.crs, grid_crs=args.grid_crs, spacing=args.spacing,

@@ -25,6 +25,7 @@ from ..cli import number, run_cli
 from ..errors import InputError
 from ..formats.mapseg_csv import write_points_csv
 from ..mapseg_names import OUTPUT_PRED, list_inputs, mask_for_input, sheet_id
+from ..memory import reuse_freed_memory
 from ..outputs import check_outputs
 from .debug import write_debug
 from .sheet import COMPUTE, detect_on_sheet
@@ -62,6 +63,7 @@ def _debug_path(args: argparse.Namespace, image: Path) -> Path | None:
 
 def _detect_one(image: Path, mask: Path | None, out_csv: Path,
                 args: argparse.Namespace) -> SheetReport:
+    reuse_freed_memory()   # this process (or Dask worker) only runs commands
     check_outputs({"output": out_csv, "debug": _debug_path(args, image)},
                   inputs=[image, mask])
     area = None if args.no_mask else (COMPUTE if mask is None else mask)

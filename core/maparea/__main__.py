@@ -21,6 +21,7 @@ from ..cli import run_cli
 from ..errors import InputError
 from ..imageio import check_readable_file
 from ..mapseg_names import OUTPUT_PRED, list_inputs, sheet_id
+from ..memory import reuse_freed_memory
 from ..outputs import check_outputs
 from .segment import MapAreaSettings, map_area_mask
 
@@ -53,6 +54,7 @@ def _sheet_output(image: Path, outdir: Path) -> Path:
 
 def _directory_sheet(image: Path, outdir: Path, settings: MapAreaSettings) -> None:
     """One sheet of directory mode (runs on a worker: module level, picklable)."""
+    reuse_freed_memory()   # this Dask worker (or process) only runs commands
     out = _sheet_output(image, outdir)
     check_outputs([out], inputs=[image])
     write_mask_png(map_area_mask(image, settings=settings), out)
@@ -61,6 +63,7 @@ def _directory_sheet(image: Path, outdir: Path, settings: MapAreaSettings) -> No
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command; returns the exit code (0 ok, 1 some sheets failed, 2 bad input)."""
     args = build_parser().parse_args(argv)
+    reuse_freed_memory()   # this process only runs the command
     settings = MapAreaSettings(reduce=args.reduce)
     if args.input.is_dir():
         check_outputs(folders={"output": args.output})
