@@ -17,37 +17,18 @@ from .i18n import tr
 Progress = Callable[[float, str], None]
 
 
-def resolve_mask(sheet: Path, mask: str | Path | None) -> Path | None:
-    """The map-area mask to use: the one given, else ``NNN-INPUT-MASK.png`` beside the sheet."""
-    from ..core.imageio import check_readable_file
-    from ..core.mapseg_names import mask_for_input
-
-    if mask:
-        return check_readable_file(mask)
-    return mask_for_input(sheet)
-
-
-def detection_area(sheet: Path, mask: str | Path | None) -> str:
-    """What detection searches, as core takes it: the mask file given or found beside the
-    sheet, else ``"compute"`` (the map area found by ``core.maparea``, as the command line
-    does)."""
-    from ..core.graticule.sheet import COMPUTE
-
-    found = resolve_mask(sheet, mask)
-    return COMPUTE if found is None else str(found)
-
-
 def detect(sheet: Path, mask: str | Path | None, progress: Progress | None, *,
            spacing_px: float | None = None):
     """Detect the graticule intersections of ``sheet`` -> ``core`` GraticuleResult.
 
     ``mask``: the map-area mask (None: ``NNN-INPUT-MASK.png`` beside the sheet if present,
-    else the computed map area); ``spacing_px``: the distance between grid lines in pixels
-    if known.
+    else the map area computed by ``core.maparea``, as the command line does);
+    ``spacing_px``: the distance between grid lines in pixels if known.
     """
-    from ..core.graticule import detect_on_sheet
+    from ..core.graticule import COMPUTE, detect_on_sheet
+    from ..core.mapseg_names import sheet_mask
 
-    return detect_on_sheet(str(sheet), detection_area(sheet, mask), spacing_px=spacing_px,
+    return detect_on_sheet(sheet, sheet_mask(sheet, mask) or COMPUTE, spacing_px=spacing_px,
                            progress=progress)
 
 
@@ -74,22 +55,15 @@ class GeorefRequest:
 
 @dataclass
 class GeorefOutcome:
-    """A finished georeferencing: core's result, the detection used, the points layer file."""
+    """A finished georeferencing: core's result and the intersections GeoPackage."""
 
     result: object
-    graticule: object
     intersections: Path
     sheet: Path
 
     @property
     def raster(self) -> Path:
         return self.result.outputs["tif"]
-
-
-def intersections_path(result) -> Path:
-    """``<stem>.intersections.gpkg`` beside the georeferenced raster."""
-    tif = Path(result.outputs["tif"])
-    return tif.with_name(tif.stem + ".intersections.gpkg")
 
 
 def georeference(req: GeorefRequest, progress: Progress | None) -> GeorefOutcome:
@@ -105,6 +79,8 @@ def georeference(req: GeorefRequest, progress: Progress | None) -> GeorefOutcome
         mask=req.mask if req.mask else "auto", graticule=req.graticule,
         progress=sub_progress(progress, 0.0, 0.95))
     crs = crs_from_wkt(result.report["crs"]["output_wkt"])
-    gpkg = write_intersections_gpkg(intersections_path(result), result, crs)
+    tif = Path(result.outputs["tif"])
+    gpkg = write_intersections_gpkg(tif.with_name(tif.stem + ".intersections.gpkg"), result,
+                                    crs)  # beside the georeferenced raster
     report(progress, 1.0, tr("done"))
-    return GeorefOutcome(result, result.graticule, gpkg, req.sheet)
+    return GeorefOutcome(result, gpkg, req.sheet)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from qgis.core import (
+    QgsCoordinateReferenceSystem,
     QgsFeature,
     QgsFillSymbol,
     QgsGeometry,
@@ -79,6 +80,23 @@ def load_georef_outcome(project: QgsProject, outcome) -> tuple[QgsRasterLayer, Q
     return raster, points
 
 
+def memory_layer(uri: str, name: str, crs: QgsCoordinateReferenceSystem,
+                 rows) -> QgsVectorLayer:
+    """A memory layer (``uri``: geometry type and fields in the memory provider's syntax)
+    in ``crs`` holding ``rows``, each a (QgsGeometry, attribute list) pair."""
+    layer = QgsVectorLayer(uri, name, "memory")
+    layer.setCrs(crs)
+    features = []
+    for geometry, attributes in rows:
+        feat = QgsFeature(layer.fields())
+        feat.setGeometry(geometry)
+        feat.setAttributes(attributes)
+        features.append(feat)
+    layer.dataProvider().addFeatures(features)
+    layer.updateExtents()
+    return layer
+
+
 def labels_layer(result, stem: str) -> QgsVectorLayer:
     """The grid labels core read on the sheet (``result.labels``), as boxes in the output
     CRS: green when used to name the grid, red when left out; value and reason as fields."""
@@ -86,23 +104,18 @@ def labels_layer(result, stem: str) -> QgsVectorLayer:
 
     from .crs import crs_from_wkt
 
-    layer = QgsVectorLayer("Polygon?field=text:string&field=value:double&field=family:string"
-                           "&field=used:boolean&field=why:string",
-                           tr("{0} grid labels read").format(stem), "memory")
-    layer.setCrs(crs_from_wkt(result.report["crs"]["output_wkt"]))
-    features = []
-    for label in result.labels:
+    def box(label) -> QgsGeometry:
         x0, y0, x1, y1 = label["box"]
         corners = result.transform.forward(np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]],
                                                     dtype=np.float64))
-        feat = QgsFeature(layer.fields())
-        feat.setGeometry(QgsGeometry.fromPolygonXY([[QgsPointXY(float(x), float(y))
-                                                      for x, y in corners]]))
-        feat.setAttributes([label["text"], label["value"], label["family"],
-                            bool(label["used"]), label["why"] or ""])
-        features.append(feat)
-    layer.dataProvider().addFeatures(features)
-    layer.updateExtents()
+        return QgsGeometry.fromPolygonXY([[QgsPointXY(float(x), float(y)) for x, y in corners]])
+
+    layer = memory_layer(
+        "Polygon?field=text:string&field=value:double&field=family:string&field=used:boolean"
+        "&field=why:string", tr("{0} grid labels read").format(stem),
+        crs_from_wkt(result.report["crs"]["output_wkt"]),
+        ((box(label), [label["text"], label["value"], label["family"], bool(label["used"]),
+                       label["why"] or ""]) for label in result.labels))
     root = QgsRuleBasedRenderer.Rule(None)
     for expression, colour, title in (('"used"', "#2e9e44", tr("Label used")),
                                       ('NOT "used"', "#d7301f", tr("Label left out"))):
@@ -113,24 +126,27 @@ def labels_layer(result, stem: str) -> QgsVectorLayer:
     return layer
 
 
+def detection_layer(graticule, sheet_layer: QgsRasterLayer,
+                    crs: QgsCoordinateReferenceSystem) -> QgsVectorLayer:
+    """The detected intersections placed on ``sheet_layer`` (see
+    :func:`plugin.sheets.pixel_to_layer`), with their grid ``column`` and ``row``, a
+    ``confidence`` in [0, 1], ``visible`` (both lines drawn through the crossing) and
+    ``pixel_x``, ``pixel_y`` (x right, y down)."""
+    return memory_layer(
+        "Point?field=column:integer&field=row:integer&field=confidence:double"
+        "&field=visible:boolean&field=pixel_x:double&field=pixel_y:double",
+        tr("Detected intersections"), crs,
+        ((QgsGeometry.fromPointXY(pixel_to_layer(sheet_layer, x, y)),
+          [int(c), int(r), float(conf), bool(seen), float(x), float(y)])
+         for (x, y), (c, r), conf, seen in zip(graticule.points, graticule.index,
+                                               graticule.confidence, graticule.visible,
+                                               strict=True)))
+
+
 def detected_points_layer(graticule, sheet_layer: QgsRasterLayer) -> QgsVectorLayer:
-    """A temporary layer of detected intersections drawn over the (unreferenced) sheet."""
-    crs = sheet_layer.crs().authid() if sheet_layer.crs().isValid() else ""
-    uri = "Point?field=column:integer&field=row:integer&field=confidence:double"
-    if crs:
-        uri += f"&crs={crs}"
-    layer = QgsVectorLayer(uri, tr("Detected intersections"), "memory")
-    if sheet_layer.crs().isValid():
-        layer.setCrs(sheet_layer.crs())
-    features = []
-    for (x, y), (c, r), conf in zip(graticule.points, graticule.index, graticule.confidence,
-                                    strict=True):
-        feat = QgsFeature(layer.fields())
-        feat.setGeometry(QgsGeometry.fromPointXY(pixel_to_layer(sheet_layer, x, y)))
-        feat.setAttributes([int(c), int(r), float(conf)])
-        features.append(feat)
-    layer.dataProvider().addFeatures(features)
-    layer.updateExtents()
+    """A temporary layer of detected intersections drawn as red crosses over the
+    (unreferenced) sheet."""
+    layer = detection_layer(graticule, sheet_layer, sheet_layer.crs())
     symbol = _marker("cross", "#d7301f", 6.0)
     symbol.symbolLayer(0).setStrokeWidth(0.6)
     symbol.symbolLayer(0).setStrokeColor(QColor("#d7301f"))

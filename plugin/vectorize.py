@@ -39,7 +39,6 @@ class BlocksOutcome:
     gpkg: Path
     layers: tuple[str, ...]
     counts: dict[str, int]
-    crs_wkt: str | None
     placed_by: str
     sheet: Path
 
@@ -53,10 +52,10 @@ def vectorize_blocks(req: BlocksRequest, progress: Progress | None) -> BlocksOut
     """Segment the sheet and write its blocks (and shapes) to ``req.gpkg``."""
     from ..core.blocks import BlockSettings, find_georeference, segment_sheet, write_outputs
     from ..core.progress import sub_progress
-    from .jobs import resolve_mask
+    from ..core.mapseg_names import sheet_mask
 
     georef, placed_by = find_georeference(req.sheet, req.georef)
-    mask = resolve_mask(req.sheet, req.mask)
+    mask = sheet_mask(req.sheet, req.mask)
     seg = segment_sheet(req.sheet, None if mask is None else str(mask), level=req.level,
                         settings=BlockSettings.for_level(req.level),
                         progress=sub_progress(progress, 0.0, 0.8))
@@ -65,5 +64,4 @@ def vectorize_blocks(req: BlocksRequest, progress: Progress | None) -> BlocksOut
     counts = {"blocks": int(seg.n_blocks)}
     if req.level == "shapes":
         counts["shapes"] = int(seg.n_shapes)
-    return BlocksOutcome(req.gpkg, LEVEL_LAYERS[req.level], counts,
-                         georef.crs_wkt if georef is not None else None, placed_by, req.sheet)
+    return BlocksOutcome(req.gpkg, LEVEL_LAYERS[req.level], counts, placed_by, req.sheet)

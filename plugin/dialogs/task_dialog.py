@@ -1,8 +1,9 @@
 """A non-modal dialog that runs one core job at a time in a QgsTask.
 
-Gives its subclasses a message bar for form problems, a progress bar with Cancel, a status
-line, and the routine of starting a task, re-enabling the buttons and reporting a failure
-(in the QGIS message bar: a task may end after the dialog was closed).
+Gives its subclasses a message bar for form problems, the "Scanned sheet" group, a progress
+bar with Cancel, a status line, a button row, and the routine of starting a task,
+re-enabling the buttons and reporting the outcome or the failure (in the QGIS message bar:
+a task may end after the dialog was closed).
 """
 
 from __future__ import annotations
@@ -10,25 +11,47 @@ from __future__ import annotations
 from qgis.core import Qgis, QgsApplication
 from qgis.gui import QgsMessageBar
 from qgis.PyQt.QtCore import Qt
-from qgis.PyQt.QtWidgets import QDialog, QFormLayout, QGroupBox, QLabel, QSizePolicy
+from qgis.PyQt.QtWidgets import (
+    QDialog,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QSizePolicy,
+    QVBoxLayout,
+)
 
 from ..i18n import tr
 from ..tasks import CoreTask
-from .widgets import SheetInput, TaskProgress, file_input
+from .widgets import SheetInput, file_input
+
+
+def add_field(form: QFormLayout, text: str, widget) -> QLabel:
+    """Add ``widget`` to ``form`` under the label ``text``; returns the label."""
+    form.addRow(text, widget)
+    return form.labelForField(widget)
 
 
 class TaskDialog(QDialog):
-    """Base of the plugin's dialogs. Subclasses add ``self.bar``, ``self.progress`` and
-    ``self.status`` to their layout and list their run buttons in ``self.run_buttons``."""
+    """Base of the plugin's dialogs: subclasses add their groups to ``self.layout_`` after
+    the message bar, then call :meth:`add_buttons`."""
 
     def __init__(self, iface, parent=None) -> None:
         super().__init__(parent or iface.mainWindow())
         self.iface = iface
         self.task: CoreTask | None = None
-        self.run_buttons: list = []
+        self.run_buttons: list[QPushButton] = []
+        self.layout_ = QVBoxLayout(self)
         self.bar = QgsMessageBar(self)
         self.bar.setSizePolicy(QSizePolicy.Policy.Minimum, QSizePolicy.Policy.Fixed)
-        self.progress = TaskProgress(self)
+        self.layout_.addWidget(self.bar)
+        self.progress = QProgressBar(self)
+        self.progress.setRange(0, 100)
+        self.cancel_button = QPushButton(tr("Cancel"), self)
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.clicked.connect(lambda: self.task is not None and self.task.cancel())
         self.status = QLabel("", self)
         self.status.setWordWrap(True)
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -38,20 +61,43 @@ class TaskDialog(QDialog):
         box = QGroupBox(tr("Scanned sheet"), self)
         form = QFormLayout(box)
         self.sheet = SheetInput(box)
-        self.sheet_label = QLabel(tr("Sheet"), box)
-        form.addRow(self.sheet_label, self.sheet)
+        self.sheet_label = add_field(form, tr("Sheet"), self.sheet)
         self.mask = file_input(box, mask_placeholder, tr("PNG masks (*.png);;All files (*)"))
-        self.mask_label = QLabel(tr("Map-area mask"), box)
-        form.addRow(self.mask_label, self.mask)
+        self.mask_label = add_field(form, tr("Map-area mask"), self.mask)
         self.sheet.changed.connect(self.clear_messages)
         self.mask.fileChanged.connect(lambda _path: self.clear_messages())
+        self.layout_.addWidget(box)
         return box, form
+
+    def add_buttons(self, run_text: str, run, *extra: QPushButton) -> QPushButton:
+        """The progress row, the status line, then ``extra`` buttons on the left and the
+        default button ``run_text`` (calling ``run``) and Close on the right."""
+        row = QHBoxLayout()
+        row.addWidget(self.progress, 1)
+        row.addWidget(self.cancel_button)
+        self.layout_.addLayout(row)
+        self.layout_.addWidget(self.status)
+        self.run_button = QPushButton(run_text, self)
+        self.run_button.setDefault(True)
+        self.run_button.clicked.connect(run)
+        self.close_button = QPushButton(tr("Close"), self)
+        self.close_button.clicked.connect(self.close)
+        row = QHBoxLayout()
+        for button in extra:
+            row.addWidget(button)
+        row.addStretch(1)
+        row.addWidget(self.run_button)
+        row.addWidget(self.close_button)
+        self.layout_.addLayout(row)
+        self.run_buttons = [*extra, self.run_button]
+        return self.run_button
 
     def clear_messages(self) -> None:
         """Forget what was said about the previous sheet: form warnings, status, progress."""
         self.bar.clearWidgets()
         self.status.setText("")
-        self.progress.reset()
+        if self.task is None:
+            self.progress.setValue(0)
 
     def warn(self, text: str) -> None:
         """A problem with the form, in the dialog's own message bar."""
@@ -59,47 +105,62 @@ class TaskDialog(QDialog):
         self.bar.pushMessage(tr("Graticule Georeferencer"), text,
                              level=Qgis.MessageLevel.Warning, duration=10)
 
-    def busy(self) -> bool:
-        """True (and a warning) when a job is already running."""
+    def say(self, text: str, level: Qgis.MessageLevel, duration: int = 0) -> None:
+        """``text`` in the status line and in the QGIS message bar."""
+        self.status.setText(text)
+        self.iface.messageBar().pushMessage(tr("Graticule Georeferencer"), text, level=level,
+                                            duration=duration)
+
+    def launch(self, request, description: str, what: str, job, on_done) -> CoreTask | None:
+        """Run ``job(request(), progress)`` in the background and hand its result to
+        ``on_done``; a form problem (``request`` raises ValueError) or a running job is a
+        warning instead. ``description``: the task's text ({0}: the sheet's name);
+        ``what``: the job's name, for a failure or a cancel."""
         if self.task is not None:
             self.warn(tr("A job is already running; wait for it or cancel it."))
-            return True
-        return False
+            return None
+        try:
+            req = request()
+            description = description.format(self.sheet.path().name)
+        except ValueError as exc:
+            self.warn(str(exc))
+            return None
 
-    def start(self, description: str, job, on_done) -> CoreTask:
-        """Run ``job(progress)`` in the background; ``on_done(task)`` when it ends."""
         def done(task: CoreTask) -> None:
-            self.task_over(task.result is not None and not task.cancelled)
-            on_done(task)
+            succeeded = task.result is not None and not task.cancelled
+            self.task = None
+            self.progress.setValue(100 if succeeded else 0)  # never left half-way
+            self.cancel_button.setEnabled(False)
+            for button in self.run_buttons:
+                button.setEnabled(True)
+            if task.result is not None:
+                on_done(task.result)
+            elif task.cancelled:
+                self.say(tr("{0} cancelled; nothing was written.").format(what),
+                         Qgis.MessageLevel.Info, 5)
+            else:
+                self.say(task.error or tr("{0} failed.").format(what),
+                         Qgis.MessageLevel.Critical)
 
-        task = CoreTask(description, job, done)
-        self.task = task
+        task = self.task = CoreTask(description, lambda progress: job(req, progress), done)
         self.bar.clearWidgets()
-        self.progress.follow(task)
+        self.progress.setValue(0)
+        self.cancel_button.setEnabled(True)
+        task.progressChanged.connect(lambda value: self.progress.setValue(int(value)))
         for button in self.run_buttons:
             button.setEnabled(False)
         self.status.setText(description)
         QgsApplication.taskManager().addTask(task)
         return task
 
-    def task_over(self, succeeded: bool = True) -> None:
-        self.task = None
-        self.progress.done(succeeded)
-        for button in self.run_buttons:
-            button.setEnabled(True)
-
-    def report_failure(self, task: CoreTask, what: str) -> None:
-        """Say in the QGIS message bar that ``what`` was cancelled or failed, and why."""
-        bar = self.iface.messageBar()
-        if task.cancelled:
-            text = tr("{0} cancelled; nothing was written.").format(what)
-            bar.pushMessage(tr("Graticule Georeferencer"), text, level=Qgis.MessageLevel.Info,
-                            duration=5)
-        else:
-            text = task.error or tr("{0} failed.").format(what)
-            bar.pushMessage(tr("Graticule Georeferencer"), text,
-                            level=Qgis.MessageLevel.Critical, duration=0)
-        self.status.setText(text)
+    def show_outcome(self, load, describe) -> None:
+        """Add a job's outcome to the project with ``load()``, then say ``describe(what
+        load returned)``; a layer QGIS cannot open (OSError) is said instead."""
+        try:
+            text, level = describe(load()), Qgis.MessageLevel.Success
+        except OSError as exc:
+            text, level = str(exc), Qgis.MessageLevel.Critical
+        self.say(text, level)
 
     def cleanup(self) -> None:
         """Cancel a running job without calling back (the plugin is being unloaded)."""

@@ -1,4 +1,4 @@
-"""Small widgets the dialogs share: a sheet chooser, a file field, a progress row."""
+"""Small widgets the dialogs share: a sheet chooser and a file field."""
 
 from __future__ import annotations
 
@@ -10,8 +10,6 @@ from qgis.PyQt.QtCore import pyqtSignal
 from qgis.PyQt.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
-    QProgressBar,
-    QPushButton,
     QToolButton,
     QWidget,
 )
@@ -34,6 +32,12 @@ def file_input(parent, placeholder: str, file_filter: str = "",
     # wide enough to show the whole placeholder (it says what an empty field means)
     edit.setMinimumWidth(edit.fontMetrics().horizontalAdvance(placeholder) + 24)
     return widget
+
+
+def file_path(widget: QgsFileWidget) -> Path | None:
+    """The path in a file field, None when it is empty."""
+    text = widget.filePath().strip()
+    return Path(text) if text else None
 
 
 class SheetInput(QWidget):
@@ -109,52 +113,17 @@ class SheetInput(QWidget):
                              .format(text))
         return path
 
-    def layer_for_path(self, path: Path):
-        """A raster layer of the project reading ``path``, if any."""
+    def as_layer(self) -> QgsRasterLayer:
+        """The selected raster layer; for a file, the project's layer reading it, else a
+        new layer of it added to the project. SheetError when QGIS cannot open it."""
+        layer = self.layer()
+        if layer is not None:
+            return layer
+        path = self.path()
         for layer in QgsProject.instance().mapLayers().values():
-            try:
-                if isinstance(layer, QgsRasterLayer) and layer_file(layer) == path:
-                    return layer
-            except SheetError:
-                continue
-        return None
-
-
-class TaskProgress(QWidget):
-    """A progress bar and a Cancel button bound to one running QgsTask at a time."""
-
-    def __init__(self, parent=None) -> None:
-        super().__init__(parent)
-        self.bar = QProgressBar(self)
-        self.bar.setRange(0, 100)
-        self.bar.setValue(0)
-        self.cancel_button = QPushButton(tr("Cancel"), self)
-        self.cancel_button.setEnabled(False)
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.bar, 1)
-        layout.addWidget(self.cancel_button)
-        self.task = None
-        self.cancel_button.clicked.connect(self.cancel)
-
-    def follow(self, task) -> None:
-        self.task = task
-        self.bar.setValue(0)
-        self.cancel_button.setEnabled(True)
-        task.progressChanged.connect(lambda value: self.bar.setValue(int(value)))
-
-    def done(self, succeeded: bool = True) -> None:
-        """The task ended: a full bar when it succeeded, an empty one otherwise (never a
-        bar left half-way after a failure or a cancel)."""
-        self.task = None
-        self.cancel_button.setEnabled(False)
-        self.bar.setValue(100 if succeeded else 0)
-
-    def reset(self) -> None:
-        """An empty bar (a new sheet, nothing run yet)."""
-        if self.task is None:
-            self.bar.setValue(0)
-
-    def cancel(self) -> None:
-        if self.task is not None:
-            self.task.cancel()
+            if isinstance(layer, QgsRasterLayer) and layer.source() == str(path):
+                return layer
+        layer = QgsRasterLayer(str(path), path.stem)
+        if not layer.isValid():
+            raise SheetError(tr("QGIS cannot open {0}.").format(path))
+        return QgsProject.instance().addMapLayer(layer)

@@ -123,7 +123,7 @@ class GeoreferenceAlgorithm(CoreAlgorithm):
 
     def run_job(self, parameters, context, feedback, progress) -> dict:
         from ...core.georef import georeference
-        from ..intersections import intersection_features, intersection_fields
+        from ..intersections import intersections_layer
 
         sheet = self.sheet_path(parameters, self.INPUT, context)
         grid_crs = self.crs_parameter(parameters, self.GRID_CRS, context, default_grid_crs())
@@ -143,9 +143,10 @@ class GeoreferenceAlgorithm(CoreAlgorithm):
         for warning in result.warnings:
             feedback.pushWarning(warning)
         out_crs = crs_from_wkt(result.report["crs"]["output_wkt"])
+        points = intersections_layer(result, out_crs)
         sink, dest = self.parameterAsSink(parameters, self.OUTPUT_POINTS, context,
-                                          intersection_fields(), QgsWkbTypes.Type.Point, out_crs)
-        sink.addFeatures(intersection_features(result), QgsFeatureSink.Flag.FastInsert)
+                                          points.fields(), QgsWkbTypes.Type.Point, out_crs)
+        sink.addFeatures(points.getFeatures(), QgsFeatureSink.Flag.FastInsert)
         tif = str(result.outputs["tif"])
         details = QgsProcessingContext.LayerDetails(tr("{0} (georeferenced)").format(
             sheet.stem), context.project(), self.OUTPUT_RASTER)
