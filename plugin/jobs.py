@@ -1,8 +1,14 @@
 """The work the plugin's tasks do, without any GUI: detection, georeferencing, blocks.
 
 Each job is a function of plain values and a core progress callback, run in a worker
-thread by :class:`plugin.tasks.CoreTask`; errors are core's InputError (one line for the
-message bar).
+thread by :class:`plugin.tasks.CoreTask` or by a Processing algorithm; errors are core's
+InputError (one line for the message bar).
+
+Building blocks: where the polygons go is core's decision (``core.blocks.find_georeference``:
+the georeference given, the sheet's own, one beside the sheet, else pixel coordinates x =
+column, y = -row, over the sheet opened unreferenced). Pixel convention of the polygons: x
+right, y down, origin at the top-left corner of the top-left pixel (GDAL's), the same as a
+geotransform's.
 """
 
 from __future__ import annotations
@@ -11,7 +17,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .crs import crs_from_wkt
 from .i18n import tr
 
 Progress = Callable[[float, str], None]
@@ -71,16 +76,66 @@ def georeference(req: GeorefRequest, progress: Progress | None) -> GeorefOutcome
     intersections GeoPackage from the arrays core returns."""
     from ..core.georef import georeference as core_georeference
     from ..core.progress import report, sub_progress
-    from .intersections import write_intersections_gpkg
+    from .layers import write_intersections_gpkg
 
     result = core_georeference(
         req.sheet, req.crs, grid_crs=req.grid_crs, spacing=req.spacing, anchors=req.anchors,
         gcps=req.gcps, transform=req.transform, outdir=req.outdir,
         mask=req.mask if req.mask else "auto", graticule=req.graticule,
         progress=sub_progress(progress, 0.0, 0.95))
-    crs = crs_from_wkt(result.report["crs"]["output_wkt"])
     tif = Path(result.outputs["tif"])
-    gpkg = write_intersections_gpkg(tif.with_name(tif.stem + ".intersections.gpkg"), result,
-                                    crs)  # beside the georeferenced raster
+    gpkg = write_intersections_gpkg(tif.with_name(tif.stem + ".intersections.gpkg"), result)
     report(progress, 1.0, tr("done"))
     return GeorefOutcome(result, gpkg, req.sheet)
+
+
+LEVEL_LAYERS = {"blocks": ("blocks",), "shapes": ("blocks", "shapes")}
+
+
+@dataclass
+class BlocksRequest:
+    """What to vectorize: ``level`` "blocks" or "shapes"; ``mask`` None = beside the sheet
+    or computed; ``georef`` None = automatic (see the module docstring)."""
+
+    sheet: Path
+    gpkg: Path
+    level: str = "blocks"
+    mask: Path | None = None
+    georef: Path | None = None
+    png: Path | None = None
+    tolerance: float = 1.5
+
+
+@dataclass
+class BlocksOutcome:
+    """The written GeoPackage, its layers, the polygon counts and where they lie."""
+
+    gpkg: Path
+    layers: tuple[str, ...]
+    counts: dict[str, int]
+    placed_by: str
+    sheet: Path
+
+
+def default_gpkg(sheet: Path, level: str) -> Path:
+    """``<stem>_blocks.gpkg`` (or ``_shapes``) beside the sheet."""
+    return sheet.with_name(f"{sheet.stem}_{level}.gpkg")
+
+
+def vectorize_blocks(req: BlocksRequest, progress: Progress | None) -> BlocksOutcome:
+    """Segment the sheet and write its blocks (and shapes) to ``req.gpkg``."""
+    from ..core.blocks import BlockSettings, find_georeference, segment_sheet, write_outputs
+    from ..core.mapseg_names import sheet_mask
+    from ..core.progress import sub_progress
+
+    georef, placed_by = find_georeference(req.sheet, req.georef)
+    mask = sheet_mask(req.sheet, req.mask)
+    seg = segment_sheet(req.sheet, None if mask is None else str(mask), level=req.level,
+                        settings=BlockSettings.for_level(req.level),
+                        progress=sub_progress(progress, 0.0, 0.8))
+    write_outputs(seg, req.level, req.png, req.gpkg, source=req.sheet.name, georef=georef,
+                  tolerance=req.tolerance, progress=sub_progress(progress, 0.8, 1.0))
+    counts = {"blocks": int(seg.n_blocks)}
+    if req.level == "shapes":
+        counts["shapes"] = int(seg.n_shapes)
+    return BlocksOutcome(req.gpkg, LEVEL_LAYERS[req.level], counts, placed_by, req.sheet)

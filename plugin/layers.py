@@ -1,11 +1,14 @@
-"""Loading results into the QGIS project with a sensible look (main thread only)."""
+"""Layers of the results: memory layers built from core's arrays, the intersections
+GeoPackage, and loading results into the project with a sensible look (main thread)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from qgis.core import (
     QgsCoordinateReferenceSystem,
+    QgsCoordinateTransformContext,
     QgsFeature,
     QgsFillSymbol,
     QgsGeometry,
@@ -15,7 +18,9 @@ from qgis.core import (
     QgsProject,
     QgsRasterLayer,
     QgsRuleBasedRenderer,
+    QgsSymbol,
     QgsTextFormat,
+    QgsVectorFileWriter,
     QgsVectorLayer,
     QgsVectorLayerSimpleLabeling,
 )
@@ -30,16 +35,21 @@ def _marker(shape: str, colour: str, size: float) -> QgsMarkerSymbol:
                                          "outline_color": "#1b1b1b", "outline_width": "0.3"})
 
 
+def used_renderer(used: QgsSymbol, left: QgsSymbol, used_title: str,
+                  left_title: str) -> QgsRuleBasedRenderer:
+    """Features drawn by their ``used`` field: symbol ``used`` when true, ``left`` else."""
+    root = QgsRuleBasedRenderer.Rule(None)
+    for symbol, expression, title in ((used, '"used"', used_title),
+                                      (left, 'NOT "used"', left_title)):
+        root.appendChild(QgsRuleBasedRenderer.Rule(symbol, 0, 0, expression, title))
+    return QgsRuleBasedRenderer(root)
+
+
 def style_intersections(layer: QgsVectorLayer) -> None:
     """Used intersections as green dots, outliers as red crosses; residuals as labels."""
-    root = QgsRuleBasedRenderer.Rule(None)
-    used = QgsRuleBasedRenderer.Rule(_marker("circle", "#2e9e44", 3.0), 0, 0, '"used"',
-                                     tr("Used in the fit"))
-    left = QgsRuleBasedRenderer.Rule(_marker("cross2", "#d7301f", 4.0), 0, 0, 'NOT "used"',
-                                     tr("Left out (outlier)"))
-    root.appendChild(used)
-    root.appendChild(left)
-    layer.setRenderer(QgsRuleBasedRenderer(root))
+    layer.setRenderer(used_renderer(_marker("circle", "#2e9e44", 3.0),
+                                    _marker("cross2", "#d7301f", 4.0), tr("Used in the fit"),
+                                    tr("Left out (outlier)")))
     settings = QgsPalLayerSettings()
     settings.fieldName = "format_number(\"residual_px\", 1) || ' px'"
     settings.isExpression = True
@@ -102,7 +112,7 @@ def labels_layer(result, stem: str) -> QgsVectorLayer:
     CRS: green when used to name the grid, red when left out; value and reason as fields."""
     import numpy as np
 
-    from .crs import crs_from_wkt
+    from .crs import result_crs
 
     def box(label) -> QgsGeometry:
         x0, y0, x1, y1 = label["box"]
@@ -113,16 +123,15 @@ def labels_layer(result, stem: str) -> QgsVectorLayer:
     layer = memory_layer(
         "Polygon?field=text:string&field=value:double&field=family:string&field=used:boolean"
         "&field=why:string", tr("{0} grid labels read").format(stem),
-        crs_from_wkt(result.report["crs"]["output_wkt"]),
+        result_crs(result),
         ((box(label), [label["text"], label["value"], label["family"], bool(label["used"]),
                        label["why"] or ""]) for label in result.labels))
-    root = QgsRuleBasedRenderer.Rule(None)
-    for expression, colour, title in (('"used"', "#2e9e44", tr("Label used")),
-                                      ('NOT "used"', "#d7301f", tr("Label left out"))):
-        symbol = QgsFillSymbol.createSimple({"color": "0,0,0,0", "outline_color": colour,
-                                             "outline_width": "0.6"})
-        root.appendChild(QgsRuleBasedRenderer.Rule(symbol, 0, 0, expression, title))
-    layer.setRenderer(QgsRuleBasedRenderer(root))
+    def outline(colour: str) -> QgsFillSymbol:
+        return QgsFillSymbol.createSimple({"color": "0,0,0,0", "outline_color": colour,
+                                           "outline_width": "0.6"})
+
+    layer.setRenderer(used_renderer(outline("#2e9e44"), outline("#d7301f"), tr("Label used"),
+                                    tr("Label left out")))
     return layer
 
 
@@ -177,3 +186,55 @@ def load_blocks_outcome(project: QgsProject, outcome) -> dict[str, QgsVectorLaye
         layers[level] = layer
     add_layers_in_group(project, names[outcome.layers[0]], list(reversed(layers.values())))
     return layers
+
+
+INTERSECTIONS = ("Point?field=id:integer&field=column:integer&field=row:integer"
+                 "&field=easting:double&field=northing:double&field=pixel_x:double"
+                 "&field=pixel_y:double&field=residual_px:double&field=residual_map:double"
+                 "&field=used:boolean")
+
+
+def intersections_layer(result, crs: QgsCoordinateReferenceSystem) -> QgsVectorLayer:
+    """The GCPs of a ``core.georef.GeorefResult`` (from its arrays) as a memory layer.
+
+    One feature per GCP, at its map position in the output CRS, with fields: ``id`` (1-based,
+    as in the report and the .points file), ``column`` and ``row`` (grid index from detection:
+    column grows to the right, row downwards on the sheet), ``easting`` and ``northing`` (the
+    intersection's coordinates in the grid CRS, as printed on the sheet), ``pixel_x`` and
+    ``pixel_y`` (position on the scan, pixels, x right, y down), ``residual_px`` and
+    ``residual_map`` (length of the residual in pixels and in map units) and ``used`` (false for
+    the outliers left out of the fit). Column, row, easting and northing are NULL where core has
+    none (GCPs fitted from a file as they are).
+    """
+    import numpy as np
+
+    nulls = [(None, None)] * len(result.pixel_xy)
+    index = nulls if result.grid_index is None else result.grid_index.tolist()
+    grid = nulls if result.grid_xy is None else result.grid_xy.tolist()
+    res_px = np.hypot(*np.asarray(result.residual_px, dtype=np.float64).T)
+    res_map = np.hypot(*np.asarray(result.residual_map, dtype=np.float64).T)
+    return memory_layer(INTERSECTIONS, "intersections", crs, (
+        (QgsGeometry.fromPointXY(QgsPointXY(*map(float, result.map_xy[k]))),
+         [k + 1, *index[k], *grid[k], *map(float, result.pixel_xy[k]), float(res_px[k]),
+          float(res_map[k]), bool(result.inliers[k])])
+        for k in range(len(nulls))))
+
+
+def write_intersections_gpkg(path: str | os.PathLike, result) -> Path:
+    """Write the intersections as a GeoPackage layer ``intersections`` (output CRS),
+    atomically."""
+    from ..core.atomic import atomic_output
+    from .crs import result_crs
+
+    target = Path(path)
+    options = QgsVectorFileWriter.SaveVectorOptions()
+    options.driverName = "GPKG"
+    options.layerName = "intersections"
+    options.fileEncoding = "UTF-8"
+    with atomic_output(target) as tmp:
+        error, message, *_ = QgsVectorFileWriter.writeAsVectorFormatV3(
+            intersections_layer(result, result_crs(result)), str(tmp),
+            QgsCoordinateTransformContext(), options)
+        if error != QgsVectorFileWriter.WriterError.NoError:
+            raise OSError(tr("cannot write {0}: {1}").format(target, message))
+    return target

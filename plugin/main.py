@@ -103,12 +103,6 @@ class GraticuleGeoreferencerPlugin:
         self.actions.append(action)
         return action
 
-    def _packages_ok(self) -> bool:
-        missing = deps.missing_packages()
-        if missing:
-            self._report_missing(missing, Qgis.MessageLevel.Critical)
-        return not missing
-
     def _report_missing(self, missing: list[str], level) -> None:
         """A short message-bar item naming ``missing``, with a "How to install" button."""
         item = QgsMessageBar.createMessage(tr("Graticule Georeferencer"), tr(
@@ -139,7 +133,9 @@ class GraticuleGeoreferencerPlugin:
     def _dialog(self, name: str, module: str, cls: str):
         """Dialog ``cls`` of ``plugin.dialogs.<module>`` (imported only when the packages
         it needs are there), with the active raster layer as its sheet if it has none."""
-        if not self._packages_ok():
+        missing = deps.missing_packages()
+        if missing:
+            self._report_missing(missing, Qgis.MessageLevel.Critical)
             return None
         factory = getattr(importlib.import_module(f".dialogs.{module}", __package__), cls)
         dialog = self._show(name, lambda: factory(self.iface))

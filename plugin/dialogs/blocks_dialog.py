@@ -1,6 +1,6 @@
 """The "Vectorize building blocks" dialog: a sheet in, GeoPackage polygons out.
 
-The sheet may be georeferenced or not (see :mod:`plugin.vectorize` for where the polygons
+The sheet may be georeferenced or not (see :mod:`plugin.jobs` for where the polygons
 are placed); the job runs in a :class:`plugin.tasks.CoreTask` and the GeoPackage's layers
 are added to the project.
 """
@@ -12,9 +12,9 @@ from qgis.gui import QgsFileWidget
 from qgis.PyQt.QtWidgets import QComboBox
 
 from ..i18n import tr
+from ..jobs import BlocksRequest, default_gpkg, vectorize_blocks
 from ..layers import load_blocks_outcome
 from ..tasks import CoreTask
-from ..vectorize import BlocksRequest, default_gpkg, vectorize_blocks
 from .task_dialog import TaskDialog, add_field
 from .widgets import file_input, file_path
 

@@ -14,7 +14,13 @@ import math
 from pathlib import Path
 
 import numpy as np
-from qgis.core import Qgis, QgsCoordinateReferenceSystem, QgsProject, QgsRasterLayer
+from qgis.core import (
+    Qgis,
+    QgsCoordinateReferenceSystem,
+    QgsProject,
+    QgsRasterLayer,
+    QgsUnitTypes,
+)
 from qgis.gui import (
     QgsDoubleSpinBox,
     QgsFileWidget,
@@ -32,7 +38,7 @@ from qgis.PyQt.QtWidgets import (
 )
 
 from .. import choices, jobs
-from ..crs import DEFAULT_TARGET, core_crs_text, paris_atlas_crs
+from ..crs import DEFAULT_TARGET, core_crs_text, paris_atlas_crs, result_crs
 from ..i18n import number, tr
 from ..layers import detected_points_layer, load_georef_outcome
 from ..sheets import SheetError, layer_to_pixel
@@ -57,31 +63,24 @@ class AnchorRow:
     """One anchor: the intersection near pixel (X, Y) has grid coordinates (E, N)."""
 
     def __init__(self, parent) -> None:
-        self.x = QLineEdit(parent)
-        self.y = QLineEdit(parent)
-        self.e = QLineEdit(parent)
-        self.n = QLineEdit(parent)
-        for edit, tip in ((self.x, tr("Pixel column of the intersection on the scan")),
-                          (self.y, tr("Pixel row of the intersection (counted downwards)")),
-                          (self.e, tr("Easting of the intersection in the grid CRS")),
-                          (self.n, tr("Northing of the intersection in the grid CRS"))):
+        tips = [tr("Pixel column of the intersection on the scan"),
+                tr("Pixel row of the intersection (counted downwards)"),
+                tr("Easting of the intersection in the grid CRS"),
+                tr("Northing of the intersection in the grid CRS")]
+        self.edits = [QLineEdit(parent) for _tip in tips]
+        self.x, self.y, self.e, self.n = self.edits
+        for edit, tip in zip(self.edits, tips, strict=True):
             edit.setToolTip(tip)
             edit.setMinimumWidth(70)
         self.pick = QPushButton(tr("Pick on map"), parent)
         self.pick.setToolTip(tr("Detect the intersections first, then click one on the map"))
         self.pick.setEnabled(False)
 
-    def edits(self) -> tuple[QLineEdit, QLineEdit, QLineEdit, QLineEdit]:
-        return self.x, self.y, self.e, self.n
-
-    def is_empty(self) -> bool:
-        return not any(w.text().strip() for w in self.edits())
-
     def anchor(self, number: int) -> str | None:
         """``"X,Y=E,N"`` for core, None when empty; ValueError with a message for the user."""
-        if self.is_empty():
+        texts = [w.text() for w in self.edits]
+        if not any(t.strip() for t in texts):
             return None
-        texts = [w.text() for w in self.edits()]
         if not all(t.strip() for t in texts):
             raise ValueError(tr("Anchor {0}: give the pixel position (X and Y) and the grid "
                                 "coordinates (E and N), or leave all four empty.")
@@ -95,10 +94,6 @@ class AnchorRow:
                                  ) from None
         x, y, e, n = values
         return f"{x!r},{y!r}={e!r},{n!r}"
-
-    def set_pixel(self, x: float, y: float) -> None:
-        self.x.setText(f"{x:.1f}")
-        self.y.setText(f"{y:.1f}")
 
 
 class GeoreferenceDialog(TaskDialog):
@@ -146,7 +141,7 @@ class GeoreferenceDialog(TaskDialog):
         self.anchor_rows = [AnchorRow(anchor_box), AnchorRow(anchor_box)]
         names = [tr("Anchor"), tr("Second anchor (rotated sheets)")]
         for r, (row, name) in enumerate(zip(self.anchor_rows, names, strict=True), start=1):
-            for col, widget in enumerate([QLabel(name, anchor_box), *row.edits(), row.pick]):
+            for col, widget in enumerate([QLabel(name, anchor_box), *row.edits, row.pick]):
                 grid.addWidget(widget, r, col)
             row.pick.clicked.connect(lambda _checked=False, ar=row: self.start_picking(ar))
         self.pick_status = QLabel(self.pick_hint(), anchor_box)
@@ -241,11 +236,8 @@ class GeoreferenceDialog(TaskDialog):
 
     def summary(self, outcome) -> str:
         """One line: RMSE in map units and pixels, points used, output folder."""
-        from qgis.core import QgsUnitTypes
-
         result = outcome.result
-        crs = self.target_crs.crs()
-        unit = QgsUnitTypes.toAbbreviatedString(crs.mapUnits()) if crs.isValid() else ""
+        unit = QgsUnitTypes.toAbbreviatedString(result_crs(result).mapUnits())
         return tr("{0} georeferenced: RMSE {1} {2} ({3} px) over {4} of {5} intersections. "
                   "Files in {6}").format(
             outcome.sheet.name, number(result.rmse_map), unit, number(result.rmse_px),
@@ -322,7 +314,8 @@ class GeoreferenceDialog(TaskDialog):
             return
         x, y = self.graticule.points[k]
         column, grid_row = self.graticule.index[k]
-        row.set_pixel(float(x), float(y))
+        row.x.setText(f"{x:.1f}")
+        row.y.setText(f"{y:.1f}")
         self.pick_status.setText(tr("Intersection column {0}, row {1} at pixel ({2}; {3}): "
                                     "now type its easting and northing.")
                                  .format(int(column), int(grid_row), number(x, 1),

@@ -7,10 +7,8 @@ from qgis.core import (
     QgsProcessing,
     QgsProcessingOutputNumber,
     QgsProcessingParameterFeatureSink,
-    QgsProcessingParameterFile,
     QgsProcessingParameterFileDestination,
     QgsProcessingParameterNumber,
-    QgsProcessingParameterRasterLayer,
     QgsWkbTypes,
 )
 
@@ -46,10 +44,7 @@ class DetectGraticuleAlgorithm(CoreAlgorithm):
                   "the distance between grid lines in pixels, if known (0 = find it).")
 
     def initAlgorithm(self, config=None) -> None:
-        self.addParameter(QgsProcessingParameterRasterLayer(self.INPUT, tr("Scanned sheet")))
-        self.addParameter(QgsProcessingParameterFile(
-            self.MASK, tr("Map-area mask (PNG, optional)"), optional=True,
-            fileFilter=tr("PNG masks (*.png);;All files (*)")))
+        self.add_sheet()
         self.addParameter(QgsProcessingParameterNumber(
             self.SPACING_PX, tr("Grid spacing in pixels (0 = find it)"),
             QgsProcessingParameterNumber.Type.Double, defaultValue=0.0, minValue=0.0))
@@ -71,7 +66,7 @@ class DetectGraticuleAlgorithm(CoreAlgorithm):
         mask = self.optional_path(parameters, self.MASK, context)
         spacing = self.parameterAsDouble(parameters, self.SPACING_PX, context)
         result = detect(sheet, mask, progress, spacing_px=spacing or None)
-        self.check_cancel(feedback)
+        progress(0.95)
         points = detection_layer(result, layer, output_crs(layer, sheet))
         sink, dest = self.parameterAsSink(parameters, self.OUTPUT, context, points.fields(),
                                           QgsWkbTypes.Type.Point, points.crs())

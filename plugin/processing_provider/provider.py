@@ -8,11 +8,13 @@ from ..i18n import tr
 from ..main import icon
 from .building_blocks import BuildingBlocksAlgorithm
 from .detect_graticule import DetectGraticuleAlgorithm
-from .evaluate_blocks import EvaluateBlocksAlgorithm
-from .evaluate_intersections import EvaluateIntersectionsAlgorithm
-from .evaluate_map_area import EvaluateMapAreaAlgorithm
 from .georeference import GeoreferenceAlgorithm
 from .map_area import MapAreaAlgorithm
+from .mapseg_evaluation import (
+    EvaluateBlocksAlgorithm,
+    EvaluateIntersectionsAlgorithm,
+    EvaluateMapAreaAlgorithm,
+)
 
 ALGORITHMS = (DetectGraticuleAlgorithm, GeoreferenceAlgorithm, MapAreaAlgorithm,
               BuildingBlocksAlgorithm, EvaluateBlocksAlgorithm, EvaluateMapAreaAlgorithm,
