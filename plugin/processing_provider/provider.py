@@ -10,15 +10,10 @@ from .building_blocks import BuildingBlocksAlgorithm
 from .detect_graticule import DetectGraticuleAlgorithm
 from .georeference import GeoreferenceAlgorithm
 from .map_area import MapAreaAlgorithm
-from .mapseg_evaluation import (
-    EvaluateBlocksAlgorithm,
-    EvaluateIntersectionsAlgorithm,
-    EvaluateMapAreaAlgorithm,
-)
+from .mapseg_evaluation import MapSegEvaluation
 
 ALGORITHMS = (DetectGraticuleAlgorithm, GeoreferenceAlgorithm, MapAreaAlgorithm,
-              BuildingBlocksAlgorithm, EvaluateBlocksAlgorithm, EvaluateMapAreaAlgorithm,
-              EvaluateIntersectionsAlgorithm)
+              BuildingBlocksAlgorithm)
 
 
 class GraticuleGeoreferencerProvider(QgsProcessingProvider):
@@ -39,3 +34,5 @@ class GraticuleGeoreferencerProvider(QgsProcessingProvider):
     def loadAlgorithms(self) -> None:
         for algorithm in ALGORITHMS:
             self.addAlgorithm(algorithm())
+        for task in ("T1", "T2", "T3"):
+            self.addAlgorithm(MapSegEvaluation(task))
