@@ -14,7 +14,7 @@ geotransform's.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from .i18n import tr
@@ -38,27 +38,6 @@ def detect(sheet: Path, mask: str | Path | None, progress: Progress | None, *,
 
 
 @dataclass
-class GeorefRequest:
-    """Everything the dialog asks for; CRSs as text core reads (authority code or WKT).
-
-    ``anchors`` are ``"X,Y=E,N"`` strings (pixel x right, y down = grid coordinates);
-    ``gcps`` a QGIS .points file (None: ``<stem>.points`` beside the sheet if present);
-    ``graticule`` a detection already made (e.g. for picking an anchor), reused as is.
-    """
-
-    sheet: Path
-    crs: str
-    grid_crs: str
-    spacing: float | None = None
-    anchors: list[str] = field(default_factory=list)
-    transform: str = "affine"
-    outdir: Path | None = None
-    mask: Path | None = None
-    gcps: Path | None = None
-    graticule: object | None = None
-
-
-@dataclass
 class GeorefOutcome:
     """A finished georeferencing: core's result and the intersections GeoPackage."""
 
@@ -71,22 +50,19 @@ class GeorefOutcome:
         return self.result.outputs["tif"]
 
 
-def georeference(req: GeorefRequest, progress: Progress | None) -> GeorefOutcome:
-    """One core call (which detects unless ``req.graticule`` is given), then the
-    intersections GeoPackage from the arrays core returns."""
+def georeference(options: dict, progress: Progress | None) -> GeorefOutcome:
+    """One call of ``core.georef.georeference(**options)`` (which detects unless
+    ``options["graticule"]``, a detection already made, is given), then the intersections
+    GeoPackage beside the georeferenced raster, from the arrays core returns."""
     from ..core.georef import georeference as core_georeference
     from ..core.progress import report, sub_progress
     from .layers import write_intersections_gpkg
 
-    result = core_georeference(
-        req.sheet, req.crs, grid_crs=req.grid_crs, spacing=req.spacing, anchors=req.anchors,
-        gcps=req.gcps, transform=req.transform, outdir=req.outdir,
-        mask=req.mask if req.mask else "auto", graticule=req.graticule,
-        progress=sub_progress(progress, 0.0, 0.95))
+    result = core_georeference(**options, progress=sub_progress(progress, 0.0, 0.95))
     tif = Path(result.outputs["tif"])
     gpkg = write_intersections_gpkg(tif.with_name(tif.stem + ".intersections.gpkg"), result)
     report(progress, 1.0, tr("done"))
-    return GeorefOutcome(result, gpkg, req.sheet)
+    return GeorefOutcome(result, gpkg, Path(options["input_path"]))
 
 
 LEVEL_LAYERS = {"blocks": ("blocks",), "shapes": ("blocks", "shapes")}

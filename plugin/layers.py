@@ -30,9 +30,10 @@ from .i18n import tr
 from .sheets import pixel_to_layer
 
 
-def _marker(shape: str, colour: str, size: float) -> QgsMarkerSymbol:
+def _marker(shape: str, colour: str, size: float, outline: str = "#1b1b1b",
+            width: float = 0.3) -> QgsMarkerSymbol:
     return QgsMarkerSymbol.createSimple({"name": shape, "color": colour, "size": str(size),
-                                         "outline_color": "#1b1b1b", "outline_width": "0.3"})
+                                         "outline_color": outline, "outline_width": str(width)})
 
 
 def used_renderer(used: QgsSymbol, left: QgsSymbol, used_title: str,
@@ -156,10 +157,7 @@ def detected_points_layer(graticule, sheet_layer: QgsRasterLayer) -> QgsVectorLa
     """A temporary layer of detected intersections drawn as red crosses over the
     (unreferenced) sheet."""
     layer = detection_layer(graticule, sheet_layer, sheet_layer.crs())
-    symbol = _marker("cross", "#d7301f", 6.0)
-    symbol.symbolLayer(0).setStrokeWidth(0.6)
-    symbol.symbolLayer(0).setStrokeColor(QColor("#d7301f"))
-    layer.renderer().setSymbol(symbol)
+    layer.renderer().setSymbol(_marker("cross", "#d7301f", 6.0, "#d7301f", 0.6))
     return layer
 
 

@@ -178,8 +178,10 @@ class GeoreferenceDialog(TaskDialog):
 
     # ---- reading the form ---------------------------------------------------------------
 
-    def request(self) -> jobs.GeorefRequest:
-        """The job the form describes; ValueError (message for the user) when incomplete."""
+    def request(self) -> dict:
+        """The options of ``core.georef.georeference`` the form gives (CRSs as text core
+        reads, anchors as ``"X,Y=E,N"``); ValueError (message for the user) when
+        incomplete."""
         sheet = self.sheet.path()
         grid_crs, crs = self.grid_crs.crs(), self.target_crs.crs()
         if not grid_crs.isValid():
@@ -190,11 +192,11 @@ class GeoreferenceDialog(TaskDialog):
         anchors = [a for k, row in enumerate(self.anchor_rows, start=1)
                    if (a := row.anchor(k)) is not None]
         graticule = self.graticule if self.graticule_key == self._detection_key() else None
-        return jobs.GeorefRequest(
-            sheet=sheet, crs=core_crs_text(crs), grid_crs=core_crs_text(grid_crs),
-            spacing=float(self.spacing.value()) or None, anchors=anchors,
-            transform=self.transform.currentData(), outdir=file_path(self.outdir),
-            mask=file_path(self.mask), gcps=file_path(self.gcps), graticule=graticule)
+        return {"input_path": sheet, "crs": core_crs_text(crs),
+                "grid_crs": core_crs_text(grid_crs), "spacing": self.spacing.value() or None,
+                "anchors": anchors, "transform": self.transform.currentData(),
+                "outdir": file_path(self.outdir), "mask": file_path(self.mask) or "auto",
+                "gcps": file_path(self.gcps), "graticule": graticule}
 
     def _detection_key(self) -> tuple:
         """What a detection depends on: the sheet and the mask."""

@@ -131,7 +131,7 @@ def test_pick_an_intersection_on_the_canvas(dialog, sheet, tmp_path):
     row.n.setText(f"{n}")
     dialog.outdir.setFilePath(str(tmp_path / "picked"))
     request = dialog.request()
-    assert request.graticule is dialog.graticule   # no second detection
+    assert request["graticule"] is dialog.graticule   # no second detection
     dialog.start_georeference()
     wait_for_task(dialog)
     assert dialog.last_outcome is not None
