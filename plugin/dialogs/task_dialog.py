@@ -49,6 +49,7 @@ class TaskDialog(QDialog):
         self.layout_.addWidget(self.bar)
         self.progress = QProgressBar(self)
         self.progress.setRange(0, 100)
+        self.progress.setValue(0)
         self.cancel_button = QPushButton(tr("Cancel"), self)
         self.cancel_button.setEnabled(False)
         self.cancel_button.clicked.connect(lambda: self.task is not None and self.task.cancel())
