@@ -192,7 +192,7 @@ INTERSECTIONS = ("Point?field=id:integer&field=column:integer&field=row:integer"
                  "&field=used:boolean")
 
 
-def intersections_layer(result, crs: QgsCoordinateReferenceSystem) -> QgsVectorLayer:
+def intersections_layer(result) -> QgsVectorLayer:
     """The GCPs of a ``core.georef.GeorefResult`` (from its arrays) as a memory layer.
 
     One feature per GCP, at its map position in the output CRS, with fields: ``id`` (1-based,
@@ -206,12 +206,14 @@ def intersections_layer(result, crs: QgsCoordinateReferenceSystem) -> QgsVectorL
     """
     import numpy as np
 
+    from .crs import result_crs
+
     nulls = [(None, None)] * len(result.pixel_xy)
     index = nulls if result.grid_index is None else result.grid_index.tolist()
     grid = nulls if result.grid_xy is None else result.grid_xy.tolist()
     res_px = np.hypot(*np.asarray(result.residual_px, dtype=np.float64).T)
     res_map = np.hypot(*np.asarray(result.residual_map, dtype=np.float64).T)
-    return memory_layer(INTERSECTIONS, "intersections", crs, (
+    return memory_layer(INTERSECTIONS, "intersections", result_crs(result), (
         (QgsGeometry.fromPointXY(QgsPointXY(*map(float, result.map_xy[k]))),
          [k + 1, *index[k], *grid[k], *map(float, result.pixel_xy[k]), float(res_px[k]),
           float(res_map[k]), bool(result.inliers[k])])
@@ -222,7 +224,6 @@ def write_intersections_gpkg(path: str | os.PathLike, result) -> Path:
     """Write the intersections as a GeoPackage layer ``intersections`` (output CRS),
     atomically."""
     from ..core.atomic import atomic_output
-    from .crs import result_crs
 
     target = Path(path)
     options = QgsVectorFileWriter.SaveVectorOptions()
@@ -231,8 +232,7 @@ def write_intersections_gpkg(path: str | os.PathLike, result) -> Path:
     options.fileEncoding = "UTF-8"
     with atomic_output(target) as tmp:
         error, message, *_ = QgsVectorFileWriter.writeAsVectorFormatV3(
-            intersections_layer(result, result_crs(result)), str(tmp),
-            QgsCoordinateTransformContext(), options)
+            intersections_layer(result), str(tmp), QgsCoordinateTransformContext(), options)
         if error != QgsVectorFileWriter.WriterError.NoError:
             raise OSError(tr("cannot write {0}: {1}").format(target, message))
     return target

@@ -15,8 +15,7 @@ from ..i18n import tr
 from ..jobs import BlocksRequest, default_gpkg, vectorize_blocks
 from ..layers import load_blocks_outcome
 from ..tasks import CoreTask
-from .task_dialog import TaskDialog, add_field
-from .widgets import file_input, file_path
+from .task_dialog import TaskDialog, add_field, file_input, file_path
 
 
 class BlocksDialog(TaskDialog):

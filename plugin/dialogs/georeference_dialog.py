@@ -43,8 +43,7 @@ from ..i18n import number, tr
 from ..layers import detected_points_layer, load_georef_outcome
 from ..sheets import SheetError, layer_to_pixel
 from ..tasks import CoreTask
-from .task_dialog import TaskDialog, add_field
-from .widgets import file_input, file_path
+from .task_dialog import TaskDialog, add_field, file_input, file_path
 
 
 def parse_number(text: str) -> float:

@@ -23,11 +23,10 @@ from qgis.core import (
 )
 
 from .. import deps
-from ..errors import describe_error
 from ..i18n import tr
 from ..main import icon
 from ..sheets import layer_file
-from ..tasks import progress_callback
+from ..tasks import describe_error, progress_callback
 
 HELP_URL = ("https://github.com/graticule-georeferencer/graticule-georeferencer/blob/main/"
             "docs/plugin.md")

@@ -23,7 +23,7 @@ from qgis.core import (
 )
 
 from .. import choices
-from ..crs import DEFAULT_TARGET, core_crs_text, result_crs
+from ..crs import DEFAULT_TARGET, core_crs_text
 from ..i18n import number, tr
 from .base import CoreAlgorithm
 
@@ -129,10 +129,9 @@ class GeoreferenceAlgorithm(CoreAlgorithm):
             progress=progress)
         for warning in result.warnings:
             feedback.pushWarning(warning)
-        out_crs = result_crs(result)
-        points = intersections_layer(result, out_crs)
+        points = intersections_layer(result)
         sink, dest = self.parameterAsSink(parameters, self.OUTPUT_POINTS, context,
-                                          points.fields(), QgsWkbTypes.Type.Point, out_crs)
+                                          points.fields(), QgsWkbTypes.Type.Point, points.crs())
         sink.addFeatures(points.getFeatures(), QgsFeatureSink.Flag.FastInsert)
         tif = str(result.outputs["tif"])
         details = QgsProcessingContext.LayerDetails(tr("{0} (georeferenced)").format(
