@@ -27,6 +27,7 @@ from qgis.gui import (
     QgsMapToolEmitPoint,
     QgsProjectionSelectionWidget,
 )
+from qgis.PyQt.QtCore import QLocale
 from qgis.PyQt.QtWidgets import (
     QComboBox,
     QFormLayout,
@@ -52,7 +53,12 @@ def parse_number(text: str) -> float:
     cleaned = "".join(text.split())
     if cleaned.count(",") == 1 and "." not in cleaned:
         cleaned = cleaned.replace(",", ".")
-    value = float(cleaned)
+    try:
+        value = float(cleaned)
+    except ValueError:  # grouping separators: "1,509.6" in English, "1.509,6" in German
+        value, ok = QLocale().toDouble(cleaned)
+        if not ok:
+            raise ValueError(text) from None
     if not math.isfinite(value):
         raise ValueError(text)
     return value
