@@ -43,6 +43,18 @@ def mask_for_input(input_path: str | os.PathLike) -> Path | None:
     return candidate if candidate.is_file() else None
 
 
+def sheet_mask(input_path: str | os.PathLike,
+               mask: str | os.PathLike | None = None) -> Path | None:
+    """The map-area mask of one sheet: ``mask`` when given (InputError unless it is a
+    non-empty file), else the ``NNN-INPUT-MASK.png`` beside the sheet, else None (the map
+    area is then computed, or the whole sheet searched, as the caller decides)."""
+    if mask:
+        from .imageio import check_readable_file
+
+        return check_readable_file(mask)
+    return mask_for_input(input_path)
+
+
 def check_same_sheets(refs: dict[str, Path], preds: dict[str, Path]) -> None:
     """InputError listing the sheets that have a reference but no prediction, or the reverse
     (the official MapSeg tool refuses such directories too)."""

@@ -15,20 +15,15 @@ DEFAULT_TARGET = "EPSG:2154"
 _AUTHORITIES = ("EPSG:", "IGNF:", "ESRI:", "OGC:")
 
 
-def paris_atlas_definition() -> str:
-    """PROJ string of the atlas grid (core's ``paris-atlas`` preset)."""
-    from ..core.georef.crs import PRESETS
-
-    return PRESETS["paris-atlas"]
-
-
 def paris_atlas_crs() -> QgsCoordinateReferenceSystem:
     """The Paris atlas grid, registered as a custom ("USER") CRS on first use.
 
     QGIS keeps custom CRSs in the user's profile database, so the grid stays available in
     every projection selector (under "User-defined") after the plugin is unloaded.
     """
-    wanted = QgsCoordinateReferenceSystem.fromProj(paris_atlas_definition())
+    from ..core.georef.crs import PRESETS
+
+    wanted = QgsCoordinateReferenceSystem.fromProj(PRESETS["paris-atlas"])
     registry = QgsApplication.coordinateReferenceSystemRegistry()
     for details in registry.userCrsList():
         if details.name == PARIS_ATLAS_NAME or details.crs == wanted:
@@ -48,9 +43,6 @@ def core_crs_text(crs: QgsCoordinateReferenceSystem) -> str:
     return crs.toWkt(QgsCoordinateReferenceSystem.WktVariant.WKT_PREFERRED)
 
 
-def crs_from_wkt(wkt: str) -> QgsCoordinateReferenceSystem:
-    """A QGIS CRS from the WKT core writes in its reports (may be a custom CRS)."""
-    crs = QgsCoordinateReferenceSystem.fromWkt(wkt)
-    if crs.isValid():
-        return crs
-    return QgsCoordinateReferenceSystem(wkt)
+def result_crs(result) -> QgsCoordinateReferenceSystem:
+    """The output CRS of a ``core.georef.GeorefResult``, from the WKT of its report."""
+    return QgsCoordinateReferenceSystem.fromWkt(result.report["crs"]["output_wkt"])

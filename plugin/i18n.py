@@ -47,14 +47,10 @@ def qgis_locale() -> str:
     return (name or "en")[:2]
 
 
-def qm_path(locale: str) -> Path:
-    """The compiled translation of ``locale`` (built by ``make transcompile``)."""
-    return I18N_DIR / f"{PREFIX}{locale}.qm"
-
-
 def install_translator(locale: str | None = None) -> QTranslator | None:
-    """Install the translator of ``locale`` (default: QGIS's) if its .qm exists."""
-    qm = qm_path(locale or qgis_locale())
+    """Install the translator of ``locale`` (default: QGIS's) if its .qm, built by ``make
+    transcompile``, exists."""
+    qm = I18N_DIR / f"{PREFIX}{locale or qgis_locale()}.qm"
     if not qm.is_file():
         return None
     translator = QTranslator()

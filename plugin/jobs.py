@@ -1,40 +1,25 @@
 """The work the plugin's tasks do, without any GUI: detection, georeferencing, blocks.
 
 Each job is a function of plain values and a core progress callback, run in a worker
-thread by :class:`plugin.tasks.CoreTask`; errors are core's InputError (one line for the
-message bar).
+thread by :class:`plugin.tasks.CoreTask` or by a Processing algorithm; errors are core's
+InputError (one line for the message bar).
+
+Building blocks: where the polygons go is core's decision (``core.blocks.find_georeference``:
+the georeference given, the sheet's own, one beside the sheet, else pixel coordinates x =
+column, y = -row, over the sheet opened unreferenced). Pixel convention of the polygons: x
+right, y down, origin at the top-left corner of the top-left pixel (GDAL's), the same as a
+geotransform's.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-from .crs import crs_from_wkt
 from .i18n import tr
 
 Progress = Callable[[float, str], None]
-
-
-def resolve_mask(sheet: Path, mask: str | Path | None) -> Path | None:
-    """The map-area mask to use: the one given, else ``NNN-INPUT-MASK.png`` beside the sheet."""
-    from ..core.imageio import check_readable_file
-    from ..core.mapseg_names import mask_for_input
-
-    if mask:
-        return check_readable_file(mask)
-    return mask_for_input(sheet)
-
-
-def detection_area(sheet: Path, mask: str | Path | None) -> str:
-    """What detection searches, as core takes it: the mask file given or found beside the
-    sheet, else ``"compute"`` (the map area found by ``core.maparea``, as the command line
-    does)."""
-    from ..core.graticule.sheet import COMPUTE
-
-    found = resolve_mask(sheet, mask)
-    return COMPUTE if found is None else str(found)
 
 
 def detect(sheet: Path, mask: str | Path | None, progress: Progress | None, *,
@@ -42,42 +27,21 @@ def detect(sheet: Path, mask: str | Path | None, progress: Progress | None, *,
     """Detect the graticule intersections of ``sheet`` -> ``core`` GraticuleResult.
 
     ``mask``: the map-area mask (None: ``NNN-INPUT-MASK.png`` beside the sheet if present,
-    else the computed map area); ``spacing_px``: the distance between grid lines in pixels
-    if known.
+    else the map area computed by ``core.maparea``, as the command line does);
+    ``spacing_px``: the distance between grid lines in pixels if known.
     """
-    from ..core.graticule import detect_on_sheet
+    from ..core.graticule import COMPUTE, detect_on_sheet
+    from ..core.mapseg_names import sheet_mask
 
-    return detect_on_sheet(str(sheet), detection_area(sheet, mask), spacing_px=spacing_px,
+    return detect_on_sheet(sheet, sheet_mask(sheet, mask) or COMPUTE, spacing_px=spacing_px,
                            progress=progress)
 
 
 @dataclass
-class GeorefRequest:
-    """Everything the dialog asks for; CRSs as text core reads (authority code or WKT).
-
-    ``anchors`` are ``"X,Y=E,N"`` strings (pixel x right, y down = grid coordinates);
-    ``gcps`` a QGIS .points file (None: ``<stem>.points`` beside the sheet if present);
-    ``graticule`` a detection already made (e.g. for picking an anchor), reused as is.
-    """
-
-    sheet: Path
-    crs: str
-    grid_crs: str
-    spacing: float | None = None
-    anchors: list[str] = field(default_factory=list)
-    transform: str = "affine"
-    outdir: Path | None = None
-    mask: Path | None = None
-    gcps: Path | None = None
-    graticule: object | None = None
-
-
-@dataclass
 class GeorefOutcome:
-    """A finished georeferencing: core's result, the detection used, the points layer file."""
+    """A finished georeferencing: core's result and the intersections GeoPackage."""
 
     result: object
-    graticule: object
     intersections: Path
     sheet: Path
 
@@ -86,25 +50,68 @@ class GeorefOutcome:
         return self.result.outputs["tif"]
 
 
-def intersections_path(result) -> Path:
-    """``<stem>.intersections.gpkg`` beside the georeferenced raster."""
-    tif = Path(result.outputs["tif"])
-    return tif.with_name(tif.stem + ".intersections.gpkg")
-
-
-def georeference(req: GeorefRequest, progress: Progress | None) -> GeorefOutcome:
-    """One core call (which detects unless ``req.graticule`` is given), then the
-    intersections GeoPackage from the arrays core returns."""
+def georeference(options: dict, progress: Progress | None) -> GeorefOutcome:
+    """One call of ``core.georef.georeference(**options)`` (which detects unless
+    ``options["graticule"]``, a detection already made, is given), then the intersections
+    GeoPackage beside the georeferenced raster, from the arrays core returns."""
     from ..core.georef import georeference as core_georeference
     from ..core.progress import report, sub_progress
-    from .intersections import write_intersections_gpkg
+    from .layers import write_intersections_gpkg
 
-    result = core_georeference(
-        req.sheet, req.crs, grid_crs=req.grid_crs, spacing=req.spacing, anchors=req.anchors,
-        gcps=req.gcps, transform=req.transform, outdir=req.outdir,
-        mask=req.mask if req.mask else "auto", graticule=req.graticule,
-        progress=sub_progress(progress, 0.0, 0.95))
-    crs = crs_from_wkt(result.report["crs"]["output_wkt"])
-    gpkg = write_intersections_gpkg(intersections_path(result), result, crs)
+    result = core_georeference(**options, progress=sub_progress(progress, 0.0, 0.95))
+    tif = Path(result.outputs["tif"])
+    gpkg = write_intersections_gpkg(tif.with_name(tif.stem + ".intersections.gpkg"), result)
     report(progress, 1.0, tr("done"))
-    return GeorefOutcome(result, result.graticule, gpkg, req.sheet)
+    return GeorefOutcome(result, gpkg, Path(options["input_path"]))
+
+
+LEVEL_LAYERS = {"blocks": ("blocks",), "shapes": ("blocks", "shapes")}
+
+
+@dataclass
+class BlocksRequest:
+    """What to vectorize: ``level`` "blocks" or "shapes"; ``mask`` None = beside the sheet
+    or computed; ``georef`` None = automatic (see the module docstring)."""
+
+    sheet: Path
+    gpkg: Path
+    level: str = "blocks"
+    mask: Path | None = None
+    georef: Path | None = None
+    png: Path | None = None
+    tolerance: float = 1.5
+
+
+@dataclass
+class BlocksOutcome:
+    """The written GeoPackage, its layers, the polygon counts and where they lie."""
+
+    gpkg: Path
+    layers: tuple[str, ...]
+    counts: dict[str, int]
+    placed_by: str
+    sheet: Path
+
+
+def default_gpkg(sheet: Path, level: str) -> Path:
+    """``<stem>_blocks.gpkg`` (or ``_shapes``) beside the sheet."""
+    return sheet.with_name(f"{sheet.stem}_{level}.gpkg")
+
+
+def vectorize_blocks(req: BlocksRequest, progress: Progress | None) -> BlocksOutcome:
+    """Segment the sheet and write its blocks (and shapes) to ``req.gpkg``."""
+    from ..core.blocks import BlockSettings, find_georeference, segment_sheet, write_outputs
+    from ..core.mapseg_names import sheet_mask
+    from ..core.progress import sub_progress
+
+    georef, placed_by = find_georeference(req.sheet, req.georef)
+    mask = sheet_mask(req.sheet, req.mask)
+    seg = segment_sheet(req.sheet, None if mask is None else str(mask), level=req.level,
+                        settings=BlockSettings.for_level(req.level),
+                        progress=sub_progress(progress, 0.0, 0.8))
+    write_outputs(seg, req.level, req.png, req.gpkg, source=req.sheet.name, georef=georef,
+                  tolerance=req.tolerance, progress=sub_progress(progress, 0.8, 1.0))
+    counts = {"blocks": int(seg.n_blocks)}
+    if req.level == "shapes":
+        counts["shapes"] = int(seg.n_shapes)
+    return BlocksOutcome(req.gpkg, LEVEL_LAYERS[req.level], counts, placed_by, req.sheet)

@@ -1,10 +1,14 @@
-"""Loading results into the QGIS project with a sensible look (main thread only)."""
+"""Layers of the results: memory layers built from core's arrays, the intersections
+GeoPackage, and loading results into the project with a sensible look (main thread)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from qgis.core import (
+    QgsCoordinateReferenceSystem,
+    QgsCoordinateTransformContext,
     QgsFeature,
     QgsFillSymbol,
     QgsGeometry,
@@ -14,7 +18,9 @@ from qgis.core import (
     QgsProject,
     QgsRasterLayer,
     QgsRuleBasedRenderer,
+    QgsSymbol,
     QgsTextFormat,
+    QgsVectorFileWriter,
     QgsVectorLayer,
     QgsVectorLayerSimpleLabeling,
 )
@@ -24,21 +30,27 @@ from .i18n import tr
 from .sheets import pixel_to_layer
 
 
-def _marker(shape: str, colour: str, size: float) -> QgsMarkerSymbol:
+def _marker(shape: str, colour: str, size: float, outline: str = "#1b1b1b",
+            width: float = 0.3) -> QgsMarkerSymbol:
     return QgsMarkerSymbol.createSimple({"name": shape, "color": colour, "size": str(size),
-                                         "outline_color": "#1b1b1b", "outline_width": "0.3"})
+                                         "outline_color": outline, "outline_width": str(width)})
+
+
+def used_renderer(used: QgsSymbol, left: QgsSymbol, used_title: str,
+                  left_title: str) -> QgsRuleBasedRenderer:
+    """Features drawn by their ``used`` field: symbol ``used`` when true, ``left`` else."""
+    root = QgsRuleBasedRenderer.Rule(None)
+    for symbol, expression, title in ((used, '"used"', used_title),
+                                      (left, 'NOT "used"', left_title)):
+        root.appendChild(QgsRuleBasedRenderer.Rule(symbol, 0, 0, expression, title))
+    return QgsRuleBasedRenderer(root)
 
 
 def style_intersections(layer: QgsVectorLayer) -> None:
     """Used intersections as green dots, outliers as red crosses; residuals as labels."""
-    root = QgsRuleBasedRenderer.Rule(None)
-    used = QgsRuleBasedRenderer.Rule(_marker("circle", "#2e9e44", 3.0), 0, 0, '"used"',
-                                     tr("Used in the fit"))
-    left = QgsRuleBasedRenderer.Rule(_marker("cross2", "#d7301f", 4.0), 0, 0, 'NOT "used"',
-                                     tr("Left out (outlier)"))
-    root.appendChild(used)
-    root.appendChild(left)
-    layer.setRenderer(QgsRuleBasedRenderer(root))
+    layer.setRenderer(used_renderer(_marker("circle", "#2e9e44", 3.0),
+                                    _marker("cross2", "#d7301f", 4.0), tr("Used in the fit"),
+                                    tr("Left out (outlier)")))
     settings = QgsPalLayerSettings()
     settings.fieldName = "format_number(\"residual_px\", 1) || ' px'"
     settings.isExpression = True
@@ -79,62 +91,73 @@ def load_georef_outcome(project: QgsProject, outcome) -> tuple[QgsRasterLayer, Q
     return raster, points
 
 
+def memory_layer(uri: str, name: str, crs: QgsCoordinateReferenceSystem,
+                 rows) -> QgsVectorLayer:
+    """A memory layer (``uri``: geometry type and fields in the memory provider's syntax)
+    in ``crs`` holding ``rows``, each a (QgsGeometry, attribute list) pair."""
+    layer = QgsVectorLayer(uri, name, "memory")
+    layer.setCrs(crs)
+    features = []
+    for geometry, attributes in rows:
+        feat = QgsFeature(layer.fields())
+        feat.setGeometry(geometry)
+        feat.setAttributes(attributes)
+        features.append(feat)
+    layer.dataProvider().addFeatures(features)
+    layer.updateExtents()
+    return layer
+
+
 def labels_layer(result, stem: str) -> QgsVectorLayer:
     """The grid labels core read on the sheet (``result.labels``), as boxes in the output
     CRS: green when used to name the grid, red when left out; value and reason as fields."""
     import numpy as np
 
-    from .crs import crs_from_wkt
+    from .crs import result_crs
 
-    layer = QgsVectorLayer("Polygon?field=text:string&field=value:double&field=family:string"
-                           "&field=used:boolean&field=why:string",
-                           tr("{0} grid labels read").format(stem), "memory")
-    layer.setCrs(crs_from_wkt(result.report["crs"]["output_wkt"]))
-    features = []
-    for label in result.labels:
+    def box(label) -> QgsGeometry:
         x0, y0, x1, y1 = label["box"]
         corners = result.transform.forward(np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]],
                                                     dtype=np.float64))
-        feat = QgsFeature(layer.fields())
-        feat.setGeometry(QgsGeometry.fromPolygonXY([[QgsPointXY(float(x), float(y))
-                                                      for x, y in corners]]))
-        feat.setAttributes([label["text"], label["value"], label["family"],
-                            bool(label["used"]), label["why"] or ""])
-        features.append(feat)
-    layer.dataProvider().addFeatures(features)
-    layer.updateExtents()
-    root = QgsRuleBasedRenderer.Rule(None)
-    for expression, colour, title in (('"used"', "#2e9e44", tr("Label used")),
-                                      ('NOT "used"', "#d7301f", tr("Label left out"))):
-        symbol = QgsFillSymbol.createSimple({"color": "0,0,0,0", "outline_color": colour,
-                                             "outline_width": "0.6"})
-        root.appendChild(QgsRuleBasedRenderer.Rule(symbol, 0, 0, expression, title))
-    layer.setRenderer(QgsRuleBasedRenderer(root))
+        return QgsGeometry.fromPolygonXY([[QgsPointXY(float(x), float(y)) for x, y in corners]])
+
+    layer = memory_layer(
+        "Polygon?field=text:string&field=value:double&field=family:string&field=used:boolean"
+        "&field=why:string", tr("{0} grid labels read").format(stem),
+        result_crs(result),
+        ((box(label), [label["text"], label["value"], label["family"], bool(label["used"]),
+                       label["why"] or ""]) for label in result.labels))
+    def outline(colour: str) -> QgsFillSymbol:
+        return QgsFillSymbol.createSimple({"color": "0,0,0,0", "outline_color": colour,
+                                           "outline_width": "0.6"})
+
+    layer.setRenderer(used_renderer(outline("#2e9e44"), outline("#d7301f"), tr("Label used"),
+                                    tr("Label left out")))
     return layer
 
 
+def detection_layer(graticule, sheet_layer: QgsRasterLayer,
+                    crs: QgsCoordinateReferenceSystem) -> QgsVectorLayer:
+    """The detected intersections placed on ``sheet_layer`` (see
+    :func:`plugin.sheets.pixel_to_layer`), with their grid ``column`` and ``row``, a
+    ``confidence`` in [0, 1], ``visible`` (both lines drawn through the crossing) and
+    ``pixel_x``, ``pixel_y`` (x right, y down)."""
+    return memory_layer(
+        "Point?field=column:integer&field=row:integer&field=confidence:double"
+        "&field=visible:boolean&field=pixel_x:double&field=pixel_y:double",
+        tr("Detected intersections"), crs,
+        ((QgsGeometry.fromPointXY(pixel_to_layer(sheet_layer, x, y)),
+          [int(c), int(r), float(conf), bool(seen), float(x), float(y)])
+         for (x, y), (c, r), conf, seen in zip(graticule.points, graticule.index,
+                                               graticule.confidence, graticule.visible,
+                                               strict=True)))
+
+
 def detected_points_layer(graticule, sheet_layer: QgsRasterLayer) -> QgsVectorLayer:
-    """A temporary layer of detected intersections drawn over the (unreferenced) sheet."""
-    crs = sheet_layer.crs().authid() if sheet_layer.crs().isValid() else ""
-    uri = "Point?field=column:integer&field=row:integer&field=confidence:double"
-    if crs:
-        uri += f"&crs={crs}"
-    layer = QgsVectorLayer(uri, tr("Detected intersections"), "memory")
-    if sheet_layer.crs().isValid():
-        layer.setCrs(sheet_layer.crs())
-    features = []
-    for (x, y), (c, r), conf in zip(graticule.points, graticule.index, graticule.confidence,
-                                    strict=True):
-        feat = QgsFeature(layer.fields())
-        feat.setGeometry(QgsGeometry.fromPointXY(pixel_to_layer(sheet_layer, x, y)))
-        feat.setAttributes([int(c), int(r), float(conf)])
-        features.append(feat)
-    layer.dataProvider().addFeatures(features)
-    layer.updateExtents()
-    symbol = _marker("cross", "#d7301f", 6.0)
-    symbol.symbolLayer(0).setStrokeWidth(0.6)
-    symbol.symbolLayer(0).setStrokeColor(QColor("#d7301f"))
-    layer.renderer().setSymbol(symbol)
+    """A temporary layer of detected intersections drawn as red crosses over the
+    (unreferenced) sheet."""
+    layer = detection_layer(graticule, sheet_layer, sheet_layer.crs())
+    layer.renderer().setSymbol(_marker("cross", "#d7301f", 6.0, "#d7301f", 0.6))
     return layer
 
 
@@ -161,3 +184,55 @@ def load_blocks_outcome(project: QgsProject, outcome) -> dict[str, QgsVectorLaye
         layers[level] = layer
     add_layers_in_group(project, names[outcome.layers[0]], list(reversed(layers.values())))
     return layers
+
+
+INTERSECTIONS = ("Point?field=id:integer&field=column:integer&field=row:integer"
+                 "&field=easting:double&field=northing:double&field=pixel_x:double"
+                 "&field=pixel_y:double&field=residual_px:double&field=residual_map:double"
+                 "&field=used:boolean")
+
+
+def intersections_layer(result) -> QgsVectorLayer:
+    """The GCPs of a ``core.georef.GeorefResult`` (from its arrays) as a memory layer.
+
+    One feature per GCP, at its map position in the output CRS, with fields: ``id`` (1-based,
+    as in the report and the .points file), ``column`` and ``row`` (grid index from detection:
+    column grows to the right, row downwards on the sheet), ``easting`` and ``northing`` (the
+    intersection's coordinates in the grid CRS, as printed on the sheet), ``pixel_x`` and
+    ``pixel_y`` (position on the scan, pixels, x right, y down), ``residual_px`` and
+    ``residual_map`` (length of the residual in pixels and in map units) and ``used`` (false for
+    the outliers left out of the fit). Column, row, easting and northing are NULL where core has
+    none (GCPs fitted from a file as they are).
+    """
+    import numpy as np
+
+    from .crs import result_crs
+
+    nulls = [(None, None)] * len(result.pixel_xy)
+    index = nulls if result.grid_index is None else result.grid_index.tolist()
+    grid = nulls if result.grid_xy is None else result.grid_xy.tolist()
+    res_px = np.hypot(*np.asarray(result.residual_px, dtype=np.float64).T)
+    res_map = np.hypot(*np.asarray(result.residual_map, dtype=np.float64).T)
+    return memory_layer(INTERSECTIONS, "intersections", result_crs(result), (
+        (QgsGeometry.fromPointXY(QgsPointXY(*map(float, result.map_xy[k]))),
+         [k + 1, *index[k], *grid[k], *map(float, result.pixel_xy[k]), float(res_px[k]),
+          float(res_map[k]), bool(result.inliers[k])])
+        for k in range(len(nulls))))
+
+
+def write_intersections_gpkg(path: str | os.PathLike, result) -> Path:
+    """Write the intersections as a GeoPackage layer ``intersections`` (output CRS),
+    atomically."""
+    from ..core.atomic import atomic_output
+
+    target = Path(path)
+    options = QgsVectorFileWriter.SaveVectorOptions()
+    options.driverName = "GPKG"
+    options.layerName = "intersections"
+    options.fileEncoding = "UTF-8"
+    with atomic_output(target) as tmp:
+        error, message, *_ = QgsVectorFileWriter.writeAsVectorFormatV3(
+            intersections_layer(result), str(tmp), QgsCoordinateTransformContext(), options)
+        if error != QgsVectorFileWriter.WriterError.NoError:
+            raise OSError(tr("cannot write {0}: {1}").format(target, message))
+    return target

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 
 from qgis.core import Qgis, QgsApplication, QgsRasterLayer
@@ -102,61 +103,51 @@ class GraticuleGeoreferencerPlugin:
         self.actions.append(action)
         return action
 
-    def _packages_ok(self) -> bool:
-        missing = deps.missing_packages()
-        if missing:
-            self._report_missing(missing, Qgis.MessageLevel.Critical)
-        return not missing
-
     def _report_missing(self, missing: list[str], level) -> None:
         """A short message-bar item naming ``missing``, with a "How to install" button."""
-        item = QgsMessageBar.createMessage(tr("Graticule Georeferencer"),
-                                           deps.bar_message(missing))
+        item = QgsMessageBar.createMessage(tr("Graticule Georeferencer"), tr(
+            "Missing Python packages: {0}.").format(deps.names(missing)))
         button = QPushButton(tr("How to install…"), item)
         button.setObjectName("GraticuleGeoreferencerHowToInstall")
         button.clicked.connect(lambda: self.show_install_dialog(missing))
         item.layout().addWidget(button)
         self.iface.messageBar().pushWidget(item, level, 0)
 
-    def show_install_dialog(self, missing: list[str] | None = None):
-        """The dialog with the full install instructions for this platform and a Copy
-        button (created once, then reused)."""
-        from .deps_dialog import InstallDialog
-
-        dialog = self.dialogs.get("install")
+    def _show(self, name: str, factory):
+        """Dialog ``name`` (made by ``factory()`` the first time, then reused), shown."""
+        dialog = self.dialogs.get(name)
         if dialog is None:
-            missing = missing if missing is not None else deps.missing_packages()
-            dialog = self.dialogs["install"] = InstallDialog(missing,
-                                                             parent=self.iface.mainWindow())
+            dialog = self.dialogs[name] = factory()
         dialog.show()
         dialog.raise_()
         dialog.activateWindow()
         return dialog
 
-    def _dialog(self, name: str, factory):
-        dialog = self.dialogs.get(name)
-        if dialog is None:
-            dialog = self.dialogs[name] = factory(self.iface)
+    def show_install_dialog(self, missing: list[str] | None = None):
+        """The dialog with the full install instructions for this platform, a Copy button
+        and (outside Debian and Ubuntu) an "Install dependencies" button."""
+        missing = missing if missing is not None else deps.missing_packages()
+        return self._show("install", lambda: deps.InstallDialog(
+            missing, parent=self.iface.mainWindow()))
+
+    def _dialog(self, name: str, module: str, cls: str):
+        """Dialog ``cls`` of ``plugin.dialogs.<module>`` (imported only when the packages
+        it needs are there), with the active raster layer as its sheet if it has none."""
+        missing = deps.missing_packages()
+        if missing:
+            self._report_missing(missing, Qgis.MessageLevel.Critical)
+            return None
+        factory = getattr(importlib.import_module(f".dialogs.{module}", __package__), cls)
+        dialog = self._show(name, lambda: factory(self.iface))
         layer = self.iface.activeLayer()
         if isinstance(layer, QgsRasterLayer) and dialog.sheet.layer() is None:
             dialog.sheet.set_layer(layer)
-        dialog.show()
-        dialog.raise_()
-        dialog.activateWindow()
         return dialog
 
     def show_georeference_dialog(self):
         """The "Detect graticule & georeference" dialog (created once, then reused)."""
-        if not self._packages_ok():
-            return None
-        from .dialogs.georeference_dialog import GeoreferenceDialog
-
-        return self._dialog("georeference", GeoreferenceDialog)
+        return self._dialog("georeference", "georeference_dialog", "GeoreferenceDialog")
 
     def show_blocks_dialog(self):
         """The "Vectorize building blocks" dialog."""
-        if not self._packages_ok():
-            return None
-        from .dialogs.blocks_dialog import BlocksDialog
-
-        return self._dialog("blocks", BlocksDialog)
+        return self._dialog("blocks", "blocks_dialog", "BlocksDialog")

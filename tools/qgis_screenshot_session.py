@@ -115,7 +115,7 @@ class Session:
         self.dialog.sheet.set_layer(self.sheet)
         x, y, e, n = first_anchor(SHEET.with_name(SHEET.name.split("-")[0] + ".points"))
         row = self.dialog.anchor_rows[0]
-        for edit, value in zip(row.edits(), (x, y, e, n), strict=True):
+        for edit, value in zip(row.edits, (x, y, e, n), strict=True):
             edit.setText(f"{value:.1f}" if edit in (row.x, row.y) else f"{value:.0f}")
         self.dialog.move(1920 - self.dialog.frameGeometry().width(), 60)
         QTimer.singleShot(1200, self.grab_dialog)

@@ -26,7 +26,7 @@ from ..batch import add_batch_options, batch_options, run_batch
 from ..cli import number, run_cli
 from ..errors import InputError
 from ..imageio import check_readable_file
-from ..mapseg_names import INPUT_MASK, OUTPUT_PRED, list_inputs, mask_for_input, sheet_id
+from ..mapseg_names import INPUT_MASK, OUTPUT_PRED, list_inputs, sheet_id, sheet_mask
 from ..outputs import check_outputs
 from .export import write_outputs
 from .georeference import Georeference, find_georeference
@@ -75,16 +75,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _mask_for(image: Path, mask_arg: Path | None, directory_mode: bool) -> Path | None:
-    if mask_arg is None:
-        return mask_for_input(image)
-    if directory_mode:
-        if not mask_arg.is_dir():
-            raise InputError(f"{mask_arg} is not a directory; in directory mode --mask "
-                             "names a directory of NNN-INPUT-MASK.png")
-        m = mask_arg / f"{sheet_id(image)}{INPUT_MASK}"
-        return m if m.is_file() else None
-    check_readable_file(mask_arg)
-    return mask_arg
+    if mask_arg is None or not directory_mode:
+        return sheet_mask(image, mask_arg)
+    if not mask_arg.is_dir():
+        raise InputError(f"{mask_arg} is not a directory; in directory mode --mask "
+                         "names a directory of NNN-INPUT-MASK.png")
+    m = mask_arg / f"{sheet_id(image)}{INPUT_MASK}"
+    return m if m.is_file() else None
 
 
 def _process(image: Path, png: Path | None, gpkg: Path | None, mask: Path | None,

@@ -10,10 +10,17 @@ and the intersections with their residuals to the project.
 from __future__ import annotations
 
 import contextlib
+import math
 from pathlib import Path
 
 import numpy as np
-from qgis.core import Qgis, QgsCoordinateReferenceSystem, QgsProject, QgsRasterLayer
+from qgis.core import (
+    Qgis,
+    QgsCoordinateReferenceSystem,
+    QgsProject,
+    QgsRasterLayer,
+    QgsUnitTypes,
+)
 from qgis.gui import (
     QgsDoubleSpinBox,
     QgsFileWidget,
@@ -26,37 +33,33 @@ from qgis.PyQt.QtWidgets import (
     QFormLayout,
     QGridLayout,
     QGroupBox,
-    QHBoxLayout,
     QLabel,
     QLineEdit,
     QPushButton,
-    QVBoxLayout,
 )
 
 from .. import choices, jobs
-from ..crs import DEFAULT_TARGET, core_crs_text, paris_atlas_crs
+from ..crs import DEFAULT_TARGET, core_crs_text, paris_atlas_crs, result_crs
 from ..i18n import number, tr
 from ..layers import detected_points_layer, load_georef_outcome
 from ..sheets import SheetError, layer_to_pixel
 from ..tasks import CoreTask
-from .task_dialog import TaskDialog
-from .widgets import file_input
+from .task_dialog import TaskDialog, add_field, file_input, file_path
 
 
 def parse_number(text: str) -> float:
     """A number typed with a point or a comma as decimal separator (``-1000``, ``1509.6``,
     ``1 509,6``); ValueError otherwise."""
-    cleaned = "".join(text.split()).replace("\u202f", "")
+    cleaned = "".join(text.split())
+    if cleaned.count(",") == 1 and "." not in cleaned:
+        cleaned = cleaned.replace(",", ".")
     try:
         value = float(cleaned)
-    except ValueError:
-        if cleaned.count(",") == 1 and "." not in cleaned:
-            value = float(cleaned.replace(",", "."))
-        else:
-            value, ok = QLocale().toDouble(cleaned)
-            if not ok:
-                raise ValueError(text) from None
-    if not np.isfinite(value):
+    except ValueError:  # grouping separators: "1,509.6" in English, "1.509,6" in German
+        value, ok = QLocale().toDouble(cleaned)
+        if not ok:
+            raise ValueError(text) from None
+    if not math.isfinite(value):
         raise ValueError(text)
     return value
 
@@ -65,31 +68,24 @@ class AnchorRow:
     """One anchor: the intersection near pixel (X, Y) has grid coordinates (E, N)."""
 
     def __init__(self, parent) -> None:
-        self.x = QLineEdit(parent)
-        self.y = QLineEdit(parent)
-        self.e = QLineEdit(parent)
-        self.n = QLineEdit(parent)
-        for edit, tip in ((self.x, tr("Pixel column of the intersection on the scan")),
-                          (self.y, tr("Pixel row of the intersection (counted downwards)")),
-                          (self.e, tr("Easting of the intersection in the grid CRS")),
-                          (self.n, tr("Northing of the intersection in the grid CRS"))):
+        tips = [tr("Pixel column of the intersection on the scan"),
+                tr("Pixel row of the intersection (counted downwards)"),
+                tr("Easting of the intersection in the grid CRS"),
+                tr("Northing of the intersection in the grid CRS")]
+        self.edits = [QLineEdit(parent) for _tip in tips]
+        self.x, self.y, self.e, self.n = self.edits
+        for edit, tip in zip(self.edits, tips, strict=True):
             edit.setToolTip(tip)
             edit.setMinimumWidth(70)
         self.pick = QPushButton(tr("Pick on map"), parent)
         self.pick.setToolTip(tr("Detect the intersections first, then click one on the map"))
         self.pick.setEnabled(False)
 
-    def edits(self) -> tuple[QLineEdit, QLineEdit, QLineEdit, QLineEdit]:
-        return self.x, self.y, self.e, self.n
-
-    def is_empty(self) -> bool:
-        return not any(w.text().strip() for w in self.edits())
-
     def anchor(self, number: int) -> str | None:
         """``"X,Y=E,N"`` for core, None when empty; ValueError with a message for the user."""
-        if self.is_empty():
+        texts = [w.text() for w in self.edits]
+        if not any(t.strip() for t in texts):
             return None
-        texts = [w.text() for w in self.edits()]
         if not all(t.strip() for t in texts):
             raise ValueError(tr("Anchor {0}: give the pixel position (X and Y) and the grid "
                                 "coordinates (E and N), or leave all four empty.")
@@ -103,10 +99,6 @@ class AnchorRow:
                                  ) from None
         x, y, e, n = values
         return f"{x!r},{y!r}={e!r},{n!r}"
-
-    def set_pixel(self, x: float, y: float) -> None:
-        self.x.setText(f"{x:.1f}")
-        self.y.setText(f"{y:.1f}")
 
 
 class GeoreferenceDialog(TaskDialog):
@@ -129,31 +121,22 @@ class GeoreferenceDialog(TaskDialog):
     # ---- layout -------------------------------------------------------------------------
 
     def _build(self) -> None:
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.bar)
-
-        sheet_box, _form = self.sheet_box(
-            tr("automatic: NNN-INPUT-MASK.png beside the sheet, if any"))
-        layout.addWidget(sheet_box)
-
+        self.sheet_box(tr("automatic: NNN-INPUT-MASK.png beside the sheet, if any"))
         grid_box = QGroupBox(tr("Graticule"), self)
         form = QFormLayout(grid_box)
         self.grid_crs = QgsProjectionSelectionWidget(grid_box)
         self.grid_crs.setCrs(paris_atlas_crs())
-        self.grid_crs_label = QLabel(tr("Grid CRS"), grid_box)
-        form.addRow(self.grid_crs_label, self.grid_crs)
+        self.grid_crs_label = add_field(form, tr("Grid CRS"), self.grid_crs)
         self.spacing = QgsDoubleSpinBox(grid_box)
         self.spacing.setRange(0.0, 1e9)
         self.spacing.setDecimals(3)
         self.spacing.setSpecialValueText(tr("automatic"))
-        self.spacing.setValue(0.0)
         self.spacing.setClearValue(0.0)
         self.spacing.setToolTip(tr("Distance between two grid lines, in the units of the grid "
                                    "CRS (1000 m on the Paris atlas); automatic: the step of "
                                    "the grid values printed on the sheet, else 1000"))
-        self.spacing_label = QLabel(tr("Grid spacing"), grid_box)
-        form.addRow(self.spacing_label, self.spacing)
-        layout.addWidget(grid_box)
+        self.spacing_label = add_field(form, tr("Grid spacing"), self.spacing)
+        self.layout_.addWidget(grid_box)
 
         anchor_box = QGroupBox(tr("Anchor: which intersection is which"), self)
         grid = QGridLayout(anchor_box)
@@ -163,166 +146,105 @@ class GeoreferenceDialog(TaskDialog):
         self.anchor_rows = [AnchorRow(anchor_box), AnchorRow(anchor_box)]
         names = [tr("Anchor"), tr("Second anchor (rotated sheets)")]
         for r, (row, name) in enumerate(zip(self.anchor_rows, names, strict=True), start=1):
-            grid.addWidget(QLabel(name, anchor_box), r, 0)
-            for col, edit in enumerate(row.edits(), start=1):
-                grid.addWidget(edit, r, col)
-            grid.addWidget(row.pick, r, 5)
+            for col, widget in enumerate([QLabel(name, anchor_box), *row.edits, row.pick]):
+                grid.addWidget(widget, r, col)
             row.pick.clicked.connect(lambda _checked=False, ar=row: self.start_picking(ar))
         self.pick_status = QLabel(self.pick_hint(), anchor_box)
         self.pick_status.setWordWrap(True)
         grid.addWidget(self.pick_status, 3, 0, 1, 6)
         self.gcps = file_input(anchor_box, tr("automatic: <sheet>.points beside the sheet, if any"),
                                tr("QGIS GCP files (*.points);;All files (*)"))
-        self.gcps_label = QLabel(tr("Known points (.points)"), anchor_box)
-        grid.addWidget(self.gcps_label, 4, 0)
+        grid.addWidget(QLabel(tr("Known points (.points)"), anchor_box), 4, 0)
         grid.addWidget(self.gcps, 4, 1, 1, 5)
-        layout.addWidget(anchor_box)
+        self.layout_.addWidget(anchor_box)
 
         out_box = QGroupBox(tr("Result"), self)
         form = QFormLayout(out_box)
         self.target_crs = QgsProjectionSelectionWidget(out_box)
         self.target_crs.setCrs(QgsCoordinateReferenceSystem(DEFAULT_TARGET))
-        self.target_crs_label = QLabel(tr("Target CRS"), out_box)
-        form.addRow(self.target_crs_label, self.target_crs)
+        self.target_crs_label = add_field(form, tr("Target CRS"), self.target_crs)
         self.transform = QComboBox(out_box)
         for label, kind in choices.transforms():
             self.transform.addItem(label, kind)
         self.transform.setCurrentIndex(self.transform.findData("affine"))
-        self.transform_label = QLabel(tr("Transform"), out_box)
-        form.addRow(self.transform_label, self.transform)
+        add_field(form, tr("Transform"), self.transform)
         self.outdir = file_input(out_box, tr("automatic: <sheet>_georef beside the sheet"),
                                  mode=QgsFileWidget.StorageMode.GetDirectory)
-        self.outdir_label = QLabel(tr("Output folder"), out_box)
-        form.addRow(self.outdir_label, self.outdir)
-        layout.addWidget(out_box)
+        add_field(form, tr("Output folder"), self.outdir)
+        self.layout_.addWidget(out_box)
 
-        layout.addWidget(self.progress)
-        layout.addWidget(self.status)
-
-        buttons = QHBoxLayout()
         self.detect_button = QPushButton(tr("Detect intersections"), self)
         self.detect_button.setToolTip(tr("Find the intersections first, to pick an anchor on "
                                          "the map"))
-        self.run_button = QPushButton(tr("Georeference"), self)
-        self.run_button.setDefault(True)
-        self.close_button = QPushButton(tr("Close"), self)
-        buttons.addWidget(self.detect_button)
-        buttons.addStretch(1)
-        buttons.addWidget(self.run_button)
-        buttons.addWidget(self.close_button)
-        layout.addLayout(buttons)
-        self.run_buttons = [self.detect_button, self.run_button]
         self.detect_button.clicked.connect(self.start_detection)
-        self.run_button.clicked.connect(self.start_georeference)
-        self.close_button.clicked.connect(self.close)
+        self.add_buttons(tr("Georeference"), self.start_georeference, self.detect_button)
         self.sheet.changed.connect(self._forget_detection)
         self.mask.fileChanged.connect(lambda _p: self._forget_detection())
 
     # ---- reading the form ---------------------------------------------------------------
 
-    def _mask_path(self) -> Path | None:
-        text = self.mask.filePath().strip()
-        return Path(text) if text else None
-
-    def request(self) -> jobs.GeorefRequest:
-        """The job the form describes; ValueError (message for the user) when incomplete."""
-        try:
-            sheet = self.sheet.path()
-        except SheetError as exc:
-            raise ValueError(str(exc)) from None
+    def request(self) -> dict:
+        """The options of ``core.georef.georeference`` the form gives (CRSs as text core
+        reads, anchors as ``"X,Y=E,N"``); ValueError (message for the user) when
+        incomplete."""
+        sheet = self.sheet.path()
         grid_crs, crs = self.grid_crs.crs(), self.target_crs.crs()
         if not grid_crs.isValid():
             raise ValueError(tr("Choose the grid CRS (the coordinates printed on the sheet)."))
         if not crs.isValid():
             raise ValueError(tr("Choose the target CRS of the georeferenced sheet."))
+        # no anchor and no GCPs: core reads the grid values printed on the sheet
         anchors = [a for k, row in enumerate(self.anchor_rows, start=1)
                    if (a := row.anchor(k)) is not None]
-        gcps_text = self.gcps.filePath().strip()
-        gcps = Path(gcps_text) if gcps_text else None
-        # no anchor and no GCPs: core reads the grid values printed on the sheet
-        outdir_text = self.outdir.filePath().strip()
-        graticule = self.graticule if self.graticule_key == self._detection_key(sheet) else None
-        return jobs.GeorefRequest(
-            sheet=sheet, crs=core_crs_text(crs), grid_crs=core_crs_text(grid_crs),
-            spacing=float(self.spacing.value()) or None, anchors=anchors,
-            transform=self.transform.currentData(),
-            outdir=Path(outdir_text) if outdir_text else None, mask=self._mask_path(),
-            gcps=gcps, graticule=graticule)
+        graticule = self.graticule if self.graticule_key == self._detection_key() else None
+        return {"input_path": sheet, "crs": core_crs_text(crs),
+                "grid_crs": core_crs_text(grid_crs), "spacing": self.spacing.value() or None,
+                "anchors": anchors, "transform": self.transform.currentData(),
+                "outdir": file_path(self.outdir), "mask": file_path(self.mask) or "auto",
+                "gcps": file_path(self.gcps), "graticule": graticule}
 
-    def _detection_key(self, sheet: Path) -> tuple:
-        return (str(sheet), str(self._mask_path() or ""))
+    def _detection_key(self) -> tuple:
+        """What a detection depends on: the sheet and the mask."""
+        return (str(self.sheet.path()), str(file_path(self.mask) or ""))
 
     # ---- running tasks ------------------------------------------------------------------
 
     def start_detection(self) -> CoreTask | None:
         """Detect the intersections only (to pick an anchor on the map)."""
-        if self.busy():
-            return None
-        try:
-            sheet = self.sheet.path()
-        except SheetError as exc:
-            self.warn(str(exc))
-            return None
-        mask = self._mask_path()
-        key = self._detection_key(sheet)
-        return self.start(tr("Detecting the graticule of {0}").format(sheet.name),
-                           lambda progress: jobs.detect(sheet, mask, progress),
-                           lambda task: self._detection_done(task, key))
+        def detect(key: tuple, progress) -> tuple:
+            return key, jobs.detect(Path(key[0]), key[1] or None, progress)
+
+        return self.launch(self._detection_key, tr("Detecting the graticule of {0}"),
+                           tr("Detection"), detect, lambda found: self._detection_done(*found))
 
     def start_georeference(self) -> CoreTask | None:
         """Run the georeferencing described by the form in a background task."""
-        if self.busy():
-            return None
-        try:
-            req = self.request()
-        except ValueError as exc:
-            self.warn(str(exc))
-            return None
-        return self.start(tr("Georeferencing {0}").format(req.sheet.name),
-                           lambda progress: jobs.georeference(req, progress),
-                           self._georeference_done)
+        return self.launch(self.request, tr("Georeferencing {0}"), tr("Georeferencing"),
+                           jobs.georeference, self._georeference_done)
 
-    def _detection_done(self, task: CoreTask, key: tuple) -> None:
-        if task.result is None:
-            self.report_failure(task, tr("Detection"))
-            return
-        self.graticule, self.graticule_key = task.result, key
-        spacing = np.mean([task.result.columns.spacing_px, task.result.rows.spacing_px])
+    def _detection_done(self, key: tuple, graticule) -> None:
+        self.graticule, self.graticule_key = graticule, key
+        spacing = np.mean([graticule.columns.spacing_px, graticule.rows.spacing_px])
         self.status.setText(tr("{0} intersections found, {1} px apart. Pick one on the map "
-                               "to anchor the grid.").format(len(task.result),
+                               "to anchor the grid.").format(len(graticule),
                                                              number(spacing, 1)))
         for row in self.anchor_rows:
             row.pick.setEnabled(True)
         self._show_detection()
 
-    def _georeference_done(self, task: CoreTask) -> None:
-        if task.result is None:
-            self.report_failure(task, tr("Georeferencing"))
-            return
-        outcome = self.last_outcome = task.result
+    def _georeference_done(self, outcome) -> None:
+        self.last_outcome = outcome
         self._remove_preview()
-        bar = self.iface.messageBar()
-        try:
-            load_georef_outcome(QgsProject.instance(), outcome)
-        except OSError as exc:
-            bar.pushMessage(tr("Graticule Georeferencer"), str(exc),
-                            level=Qgis.MessageLevel.Critical, duration=0)
-            self.status.setText(str(exc))
-            return
-        self.status.setText(self.summary(outcome))
-        bar.pushMessage(tr("Graticule Georeferencer"), self.summary(outcome),
-                        level=Qgis.MessageLevel.Success, duration=0)
+        self.show_outcome(lambda: load_georef_outcome(QgsProject.instance(), outcome),
+                          lambda _layers: self.summary(outcome))
         for warning in outcome.result.warnings:
-            bar.pushMessage(tr("Graticule Georeferencer"), warning, level=Qgis.MessageLevel.Warning,
-                            duration=15)
+            self.iface.messageBar().pushMessage(tr("Graticule Georeferencer"), warning,
+                                                level=Qgis.MessageLevel.Warning, duration=15)
 
     def summary(self, outcome) -> str:
         """One line: RMSE in map units and pixels, points used, output folder."""
-        from qgis.core import QgsUnitTypes
-
         result = outcome.result
-        crs = self.target_crs.crs()
-        unit = QgsUnitTypes.toAbbreviatedString(crs.mapUnits()) if crs.isValid() else ""
+        unit = QgsUnitTypes.toAbbreviatedString(result_crs(result).mapUnits())
         return tr("{0} georeferenced: RMSE {1} {2} ({3} px) over {4} of {5} intersections. "
                   "Files in {6}").format(
             outcome.sheet.name, number(result.rmse_map), unit, number(result.rmse_px),
@@ -350,24 +272,10 @@ class GeoreferenceDialog(TaskDialog):
                 QgsProject.instance().removeMapLayer(self.preview_layer.id())
             self.preview_layer = None
 
-    def _sheet_layer(self) -> QgsRasterLayer:
-        """The sheet as a raster layer of the project (added if it is only a file)."""
-        layer = self.sheet.layer()
-        if layer is not None:
-            return layer
-        path = self.sheet.path()
-        layer = self.sheet.layer_for_path(path)
-        if layer is None:
-            layer = QgsRasterLayer(str(path), path.stem)
-            if not layer.isValid():
-                raise SheetError(tr("QGIS cannot open {0}.").format(path))
-            QgsProject.instance().addMapLayer(layer)
-        return layer
-
     def _show_detection(self) -> None:
         """Draw the detected intersections over the sheet and zoom to them."""
         try:
-            self.sheet_layer = self._sheet_layer()
+            self.sheet_layer = self.sheet.as_layer()
         except SheetError as exc:
             self.warn(str(exc))
             return
@@ -413,7 +321,8 @@ class GeoreferenceDialog(TaskDialog):
             return
         x, y = self.graticule.points[k]
         column, grid_row = self.graticule.index[k]
-        row.set_pixel(float(x), float(y))
+        row.x.setText(f"{x:.1f}")
+        row.y.setText(f"{y:.1f}")
         self.pick_status.setText(tr("Intersection column {0}, row {1} at pixel ({2}; {3}): "
                                     "now type its easting and northing.")
                                  .format(int(column), int(grid_row), number(x, 1),

@@ -9,50 +9,27 @@ traceback in the log as debug information.
 
 from __future__ import annotations
 
-import traceback
 from pathlib import Path
 
 from qgis.core import (
     QgsCoordinateReferenceSystem,
     QgsProcessingAlgorithm,
     QgsProcessingException,
+    QgsProcessingFeedback,
+    QgsProcessingParameterDefinition,
     QgsProcessingParameterEnum,
+    QgsProcessingParameterFile,
+    QgsProcessingParameterRasterLayer,
 )
 
 from .. import deps
-from ..errors import user_message
 from ..i18n import tr
 from ..main import icon
-from ..sheets import SheetError, layer_file
+from ..sheets import layer_file
+from ..tasks import describe_error, progress_callback
 
 HELP_URL = ("https://github.com/graticule-georeferencer/graticule-georeferencer/blob/main/"
             "docs/plugin.md")
-
-
-def group_names() -> dict[str, str]:
-    """Group id -> translated display name."""
-    return {"georeferencing": tr("Georeferencing"),
-            "vectorization": tr("Vectorization"),
-            "evaluation": tr("Evaluation (ICDAR 2021 MapSeg)")}
-
-
-def feedback_progress(feedback):
-    """A core progress callback driving ``feedback`` and honouring its Cancel button."""
-    from ...core.progress import Cancelled
-
-    last = {"message": None}
-
-    def progress(fraction: float, message: str = "") -> None:
-        if feedback is None:
-            return
-        if feedback.isCanceled():
-            raise Cancelled()
-        feedback.setProgress(100.0 * min(1.0, max(0.0, fraction)))
-        if message and message != last["message"]:
-            last["message"] = message
-            feedback.setProgressText(message)
-
-    return progress
 
 
 class CoreAlgorithm(QgsProcessingAlgorithm):
@@ -65,7 +42,8 @@ class CoreAlgorithm(QgsProcessingAlgorithm):
         return self.NAME
 
     def group(self) -> str:
-        return group_names()[self.GROUP]
+        return {"georeferencing": tr("Georeferencing"), "vectorization": tr("Vectorization"),
+                "evaluation": tr("Evaluation (ICDAR 2021 MapSeg)")}[self.GROUP]
 
     def groupId(self) -> str:
         return self.GROUP
@@ -85,15 +63,25 @@ class CoreAlgorithm(QgsProcessingAlgorithm):
             return False, deps.missing_message(missing)
         return True, ""
 
+    def add_sheet(self, mask: bool = True) -> None:
+        """The "Scanned sheet" parameter ``INPUT`` and, with ``mask``, the optional map-area
+        mask ``MASK`` (read them with :meth:`sheet_path` and :meth:`optional_path`)."""
+        self.addParameter(QgsProcessingParameterRasterLayer("INPUT", tr("Scanned sheet")))
+        if mask:
+            self.addParameter(QgsProcessingParameterFile(
+                "MASK", tr("Map-area mask (PNG, optional)"), optional=True,
+                fileFilter=tr("PNG masks (*.png);;All files (*)")))
+
+    @staticmethod
+    def advanced(parameter):
+        """``parameter`` shown under Processing's "Advanced parameters"."""
+        parameter.setFlags(parameter.flags()
+                           | QgsProcessingParameterDefinition.Flag.FlagAdvanced)
+        return parameter
+
     def sheet_path(self, parameters, name: str, context) -> Path:
-        """The image file of raster-layer parameter ``name``."""
-        layer = self.parameterAsRasterLayer(parameters, name, context)
-        if layer is None:
-            raise QgsProcessingException(tr("The sheet could not be opened as a raster layer."))
-        try:
-            return layer_file(layer)
-        except SheetError as exc:
-            raise QgsProcessingException(str(exc)) from None
+        """The image file of raster-layer parameter ``name`` (SheetError when it has none)."""
+        return layer_file(self.parameterAsRasterLayer(parameters, name, context))
 
     def optional_path(self, parameters, name: str, context) -> Path | None:
         """A file parameter's path, or None when left empty."""
@@ -132,33 +120,24 @@ class CoreAlgorithm(QgsProcessingAlgorithm):
             "string or WKT.").format(label, given))
 
     def processAlgorithm(self, parameters, context, feedback):
-        from ...core.errors import InputError
         from ...core.progress import Cancelled
 
+        feedback = feedback or QgsProcessingFeedback()
         try:
-            return self.run_job(parameters, context, feedback, feedback_progress(feedback))
+            return self.run_job(parameters, context, feedback,
+                                progress_callback(feedback, feedback.setProgressText))
         except Cancelled:
             feedback.pushInfo(tr("Cancelled; nothing was written."))
             return {}
-        except (InputError, SheetError) as exc:
-            raise QgsProcessingException(user_message(exc)) from None
         except QgsProcessingException:
             raise
-        except MemoryError:
-            raise QgsProcessingException(tr("Not enough memory for this sheet: close other "
-                                            "programs and try again.")) from None
         except Exception as exc:
-            feedback.pushDebugInfo("".join(traceback.format_exception(type(exc), exc,
-                                                                      exc.__traceback__)))
-            raise QgsProcessingException(tr("Unexpected error: {0}").format(exc)) from None
-
-    def check_cancel(self, feedback) -> None:
-        """Stop between two steps when the user pressed Cancel."""
-        from ...core.progress import Cancelled
-
-        if feedback is not None and feedback.isCanceled():
-            raise Cancelled()
+            message, details = describe_error(exc)
+            if details:
+                feedback.pushDebugInfo(details)
+            raise QgsProcessingException(message) from None
 
     def run_job(self, parameters, context, feedback, progress) -> dict:
-        """The algorithm's work; ``progress`` is a core progress callback."""
+        """The algorithm's work; ``progress`` is a core progress callback that raises
+        :class:`core.progress.Cancelled` once the user pressed Cancel."""
         raise NotImplementedError

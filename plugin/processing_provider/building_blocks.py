@@ -8,18 +8,13 @@ from qgis.core import (
     QgsProcessingContext,
     QgsProcessingOutputNumber,
     QgsProcessingOutputVectorLayer,
-    QgsProcessingParameterDefinition,
-    QgsProcessingParameterEnum,
     QgsProcessingParameterFile,
     QgsProcessingParameterFileDestination,
     QgsProcessingParameterNumber,
-    QgsProcessingParameterRasterLayer,
 )
 
 from ..i18n import tr
 from .base import CoreAlgorithm
-
-LEVELS = ("blocks", "shapes")
 
 
 class BuildingBlocksAlgorithm(CoreAlgorithm):
@@ -47,14 +42,10 @@ class BuildingBlocksAlgorithm(CoreAlgorithm):
                   "MapSeg task 1 output: 255 on the blocks, one 4-connected component each.")
 
     def initAlgorithm(self, config=None) -> None:
-        self.addParameter(QgsProcessingParameterRasterLayer(self.INPUT, tr("Scanned sheet")))
-        self.addParameter(QgsProcessingParameterFile(
-            self.MASK, tr("Map-area mask (PNG, optional)"), optional=True,
-            fileFilter=tr("PNG masks (*.png);;All files (*)")))
-        self.addParameter(QgsProcessingParameterEnum(
-            self.LEVEL, tr("Polygons"),
-            options=[tr("Building blocks"), tr("Blocks and every closed shape inside them")],
-            defaultValue=0))
+        self.add_sheet()
+        self.addParameter(self.choice_parameter(
+            self.LEVEL, tr("Polygons"), [(tr("Building blocks"), "blocks"), (
+                tr("Blocks and every closed shape inside them"), "shapes")], "blocks"))
         self.addParameter(QgsProcessingParameterFile(
             self.GEOREF, tr("Georeferencing (.points file, optional)"), optional=True,
             fileFilter=tr("QGIS GCP files (*.points);;All files (*)")))
@@ -66,9 +57,7 @@ class BuildingBlocksAlgorithm(CoreAlgorithm):
                              "on each boundary shared by two polygons, so that neighbours "
                              "keep neither gaps nor overlaps); 0 keeps the exact pixel "
                              "boundaries."))
-        tolerance.setFlags(tolerance.flags()
-                           | QgsProcessingParameterDefinition.Flag.FlagAdvanced)
-        self.addParameter(tolerance)
+        self.addParameter(self.advanced(tolerance))
         self.addParameter(QgsProcessingParameterFileDestination(
             self.OUTPUT, tr("GeoPackage"), tr("GeoPackage (*.gpkg)")))
         self.addParameter(QgsProcessingParameterFileDestination(
@@ -80,10 +69,10 @@ class BuildingBlocksAlgorithm(CoreAlgorithm):
         self.addOutput(QgsProcessingOutputNumber(self.SHAPE_COUNT, tr("Number of shapes")))
 
     def run_job(self, parameters, context, feedback, progress) -> dict:
-        from ..vectorize import BlocksRequest, vectorize_blocks
+        from ..jobs import BlocksRequest, vectorize_blocks
 
         sheet = self.sheet_path(parameters, self.INPUT, context)
-        level = LEVELS[self.parameterAsEnum(parameters, self.LEVEL, context)]
+        level = self.choice(parameters, self.LEVEL, context)
         gpkg = Path(self.parameterAsFileOutput(parameters, self.OUTPUT, context))
         png = self.parameterAsFileOutput(parameters, self.OUTPUT_PNG, context)
         req = BlocksRequest(

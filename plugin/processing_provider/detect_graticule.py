@@ -3,31 +3,19 @@
 from __future__ import annotations
 
 from qgis.core import (
-    QgsFeature,
     QgsFeatureSink,
-    QgsFields,
-    QgsGeometry,
     QgsProcessing,
     QgsProcessingOutputNumber,
     QgsProcessingParameterFeatureSink,
-    QgsProcessingParameterFile,
     QgsProcessingParameterFileDestination,
     QgsProcessingParameterNumber,
-    QgsProcessingParameterRasterLayer,
     QgsWkbTypes,
 )
 
-from ..fields import make_fields
 from ..i18n import tr
-from ..sheets import output_crs, pixel_to_layer
+from ..layers import detection_layer
+from ..sheets import output_crs
 from .base import CoreAlgorithm
-
-
-def point_fields() -> QgsFields:
-    """column, row (grid index), confidence, visible (both lines drawn through the
-    crossing), pixel_x, pixel_y (x right, y down)."""
-    return make_fields((("column", "int"), ("row", "int"), ("confidence", "double"),
-                        ("visible", "bool"), ("pixel_x", "double"), ("pixel_y", "double")))
 
 
 class DetectGraticuleAlgorithm(CoreAlgorithm):
@@ -56,10 +44,7 @@ class DetectGraticuleAlgorithm(CoreAlgorithm):
                   "the distance between grid lines in pixels, if known (0 = find it).")
 
     def initAlgorithm(self, config=None) -> None:
-        self.addParameter(QgsProcessingParameterRasterLayer(self.INPUT, tr("Scanned sheet")))
-        self.addParameter(QgsProcessingParameterFile(
-            self.MASK, tr("Map-area mask (PNG, optional)"), optional=True,
-            fileFilter=tr("PNG masks (*.png);;All files (*)")))
+        self.add_sheet()
         self.addParameter(QgsProcessingParameterNumber(
             self.SPACING_PX, tr("Grid spacing in pixels (0 = find it)"),
             QgsProcessingParameterNumber.Type.Double, defaultValue=0.0, minValue=0.0))
@@ -81,16 +66,11 @@ class DetectGraticuleAlgorithm(CoreAlgorithm):
         mask = self.optional_path(parameters, self.MASK, context)
         spacing = self.parameterAsDouble(parameters, self.SPACING_PX, context)
         result = detect(sheet, mask, progress, spacing_px=spacing or None)
-        self.check_cancel(feedback)
-        fields = point_fields()
-        sink, dest = self.parameterAsSink(parameters, self.OUTPUT, context, fields,
-                                          QgsWkbTypes.Type.Point, output_crs(layer, sheet))
-        for (x, y), (c, r), conf, seen in zip(result.points, result.index, result.confidence,
-                                              result.visible, strict=True):
-            feat = QgsFeature(fields)
-            feat.setGeometry(QgsGeometry.fromPointXY(pixel_to_layer(layer, x, y)))
-            feat.setAttributes([int(c), int(r), float(conf), bool(seen), float(x), float(y)])
-            sink.addFeature(feat, QgsFeatureSink.Flag.FastInsert)
+        progress(0.95)
+        points = detection_layer(result, layer, output_crs(layer, sheet))
+        sink, dest = self.parameterAsSink(parameters, self.OUTPUT, context, points.fields(),
+                                          QgsWkbTypes.Type.Point, points.crs())
+        sink.addFeatures(points.getFeatures(), QgsFeatureSink.Flag.FastInsert)
         outputs = {self.OUTPUT: dest, self.COUNT: len(result),
                    self.SPACING: float((result.columns.spacing_px
                                         + result.rows.spacing_px) / 2)}

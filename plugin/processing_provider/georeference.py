@@ -14,25 +14,18 @@ from qgis.core import (
     QgsProcessingOutputNumber,
     QgsProcessingOutputRasterLayer,
     QgsProcessingParameterCrs,
-    QgsProcessingParameterDefinition,
     QgsProcessingParameterFeatureSink,
     QgsProcessingParameterFile,
     QgsProcessingParameterFolderDestination,
     QgsProcessingParameterNumber,
-    QgsProcessingParameterRasterLayer,
     QgsProcessingParameterString,
     QgsWkbTypes,
 )
 
 from .. import choices
-from ..crs import DEFAULT_TARGET, core_crs_text, crs_from_wkt
+from ..crs import DEFAULT_TARGET, core_crs_text
 from ..i18n import number, tr
 from .base import CoreAlgorithm
-
-
-def split_anchors(text: str) -> list[str]:
-    """``"X,Y=E,N; X,Y=E,N"`` -> one string per anchor (``;`` or new lines between them)."""
-    return [a.strip() for a in text.replace("\n", ";").split(";") if a.strip()]
 
 
 def default_grid_crs():
@@ -77,7 +70,7 @@ class GeoreferenceAlgorithm(CoreAlgorithm):
                   "in pixels and in map units.")
 
     def initAlgorithm(self, config=None) -> None:
-        self.addParameter(QgsProcessingParameterRasterLayer(self.INPUT, tr("Scanned sheet")))
+        self.add_sheet()
         # optional: processing.run() without GRID_CRS takes the default, the Paris atlas grid
         self.addParameter(QgsProcessingParameterCrs(self.GRID_CRS, tr("Grid CRS"),
                                                     defaultValue=default_grid_crs(),
@@ -96,18 +89,11 @@ class GeoreferenceAlgorithm(CoreAlgorithm):
             defaultValue=QgsCoordinateReferenceSystem(DEFAULT_TARGET)))
         self.addParameter(self.choice_parameter(self.TRANSFORM, tr("Transform"),
                                                 choices.transforms(), "affine"))
-        self.addParameter(QgsProcessingParameterFile(
-            self.MASK, tr("Map-area mask (PNG, optional)"), optional=True,
-            fileFilter=tr("PNG masks (*.png);;All files (*)")))
-        advanced = [
-            self.choice_parameter(self.OUTLIERS, tr("Outlier rejection"),
-                                  choices.outlier_methods(), "magsac"),
-            self.choice_parameter(self.RESAMPLING, tr("Resampling (warped transforms)"),
-                                  choices.resamplings(), "bilinear"),
-        ]
-        for param in advanced:
-            param.setFlags(param.flags() | QgsProcessingParameterDefinition.Flag.FlagAdvanced)
-            self.addParameter(param)
+        self.addParameter(self.advanced(self.choice_parameter(
+            self.OUTLIERS, tr("Outlier rejection"), choices.outlier_methods(), "magsac")))
+        self.addParameter(self.advanced(self.choice_parameter(
+            self.RESAMPLING, tr("Resampling (warped transforms)"), choices.resamplings(),
+            "bilinear")))
         self.addParameter(QgsProcessingParameterFolderDestination(
             self.OUTPUT_FOLDER, tr("Output folder")))
         self.addParameter(QgsProcessingParameterFeatureSink(
@@ -123,17 +109,18 @@ class GeoreferenceAlgorithm(CoreAlgorithm):
 
     def run_job(self, parameters, context, feedback, progress) -> dict:
         from ...core.georef import georeference
-        from ..intersections import intersection_features, intersection_fields
+        from ..layers import intersections_layer
 
         sheet = self.sheet_path(parameters, self.INPUT, context)
         grid_crs = self.crs_parameter(parameters, self.GRID_CRS, context, default_grid_crs())
         crs = self.crs_parameter(parameters, self.CRS, context, None)
         mask = self.optional_path(parameters, self.MASK, context)
         outdir = Path(self.parameterAsString(parameters, self.OUTPUT_FOLDER, context))
+        anchors = self.parameterAsString(parameters, self.ANCHORS, context)  # "X,Y=E,N; ..."
         result = georeference(
             sheet, core_crs_text(crs), grid_crs=core_crs_text(grid_crs),
             spacing=self.parameterAsDouble(parameters, self.SPACING, context) or None,
-            anchors=split_anchors(self.parameterAsString(parameters, self.ANCHORS, context)),
+            anchors=[a.strip() for a in anchors.replace("\n", ";").split(";") if a.strip()],
             gcps=self.optional_path(parameters, self.GCPS, context),
             transform=self.choice(parameters, self.TRANSFORM, context),
             outdir=outdir, mask=mask if mask is not None else "auto",
@@ -142,10 +129,10 @@ class GeoreferenceAlgorithm(CoreAlgorithm):
             progress=progress)
         for warning in result.warnings:
             feedback.pushWarning(warning)
-        out_crs = crs_from_wkt(result.report["crs"]["output_wkt"])
+        points = intersections_layer(result)
         sink, dest = self.parameterAsSink(parameters, self.OUTPUT_POINTS, context,
-                                          intersection_fields(), QgsWkbTypes.Type.Point, out_crs)
-        sink.addFeatures(intersection_features(result), QgsFeatureSink.Flag.FastInsert)
+                                          points.fields(), QgsWkbTypes.Type.Point, points.crs())
+        sink.addFeatures(points.getFeatures(), QgsFeatureSink.Flag.FastInsert)
         tif = str(result.outputs["tif"])
         details = QgsProcessingContext.LayerDetails(tr("{0} (georeferenced)").format(
             sheet.stem), context.project(), self.OUTPUT_RASTER)

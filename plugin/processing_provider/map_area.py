@@ -7,7 +7,6 @@ from pathlib import Path
 from qgis.core import (
     QgsProcessingOutputNumber,
     QgsProcessingParameterFileDestination,
-    QgsProcessingParameterRasterLayer,
 )
 
 from ..i18n import number, tr
@@ -32,7 +31,7 @@ class MapAreaAlgorithm(CoreAlgorithm):
                   "algorithms use it by default.")
 
     def initAlgorithm(self, config=None) -> None:
-        self.addParameter(QgsProcessingParameterRasterLayer(self.INPUT, tr("Scanned sheet")))
+        self.add_sheet(mask=False)
         self.addParameter(QgsProcessingParameterFileDestination(
             self.OUTPUT, tr("Map-area mask"), tr("PNG masks (*.png)")))
         self.addOutput(QgsProcessingOutputNumber(
@@ -46,7 +45,7 @@ class MapAreaAlgorithm(CoreAlgorithm):
         sheet = self.sheet_path(parameters, self.INPUT, context)
         output = self.parameterAsFileOutput(parameters, self.OUTPUT, context)
         mask = map_area_mask(sheet, progress=sub_progress(progress, 0.0, 0.9))
-        self.check_cancel(feedback)
+        progress(0.95)
         write_mask_png(mask, Path(output))
         fraction = float(mask.mean())
         feedback.pushInfo(tr("The map covers {0} % of the sheet.").format(

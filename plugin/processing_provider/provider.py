@@ -8,15 +8,12 @@ from ..i18n import tr
 from ..main import icon
 from .building_blocks import BuildingBlocksAlgorithm
 from .detect_graticule import DetectGraticuleAlgorithm
-from .evaluate_blocks import EvaluateBlocksAlgorithm
-from .evaluate_intersections import EvaluateIntersectionsAlgorithm
-from .evaluate_map_area import EvaluateMapAreaAlgorithm
 from .georeference import GeoreferenceAlgorithm
 from .map_area import MapAreaAlgorithm
+from .mapseg_evaluation import MapSegEvaluation
 
 ALGORITHMS = (DetectGraticuleAlgorithm, GeoreferenceAlgorithm, MapAreaAlgorithm,
-              BuildingBlocksAlgorithm, EvaluateBlocksAlgorithm, EvaluateMapAreaAlgorithm,
-              EvaluateIntersectionsAlgorithm)
+              BuildingBlocksAlgorithm)
 
 
 class GraticuleGeoreferencerProvider(QgsProcessingProvider):
@@ -37,3 +34,5 @@ class GraticuleGeoreferencerProvider(QgsProcessingProvider):
     def loadAlgorithms(self) -> None:
         for algorithm in ALGORITHMS:
             self.addAlgorithm(algorithm())
+        for task in ("T1", "T2", "T3"):
+            self.addAlgorithm(MapSegEvaluation(task))

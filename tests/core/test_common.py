@@ -151,3 +151,19 @@ def test_input_error_words_options_per_front_end_and_survives_pickling():
     assert type(back) is NoGraticuleError
     assert (str(back), back.field, back.value) == (str(err), "grid-crs", "nonsense")
     assert run_cli(lambda argv: (_ for _ in ()).throw(err)) == EXIT_BAD_INPUT
+
+
+def test_sheet_mask_is_the_given_file_else_the_one_beside_the_sheet(tmp_path):
+    from core.mapseg_names import sheet_mask
+
+    sheet = tmp_path / "007-INPUT.jpg"
+    sheet.write_bytes(b"x")
+    assert sheet_mask(sheet) is None
+    beside = tmp_path / "007-INPUT-MASK.png"
+    beside.write_bytes(b"x")
+    assert sheet_mask(sheet) == beside
+    given = tmp_path / "other.png"
+    given.write_bytes(b"x")
+    assert sheet_mask(sheet, given) == given
+    with pytest.raises(InputError, match="missing.png: no such file"):
+        sheet_mask(sheet, tmp_path / "missing.png")

@@ -137,7 +137,7 @@ _BLOCKS_WITHOUT_SHAPELY = r"""
 from pathlib import Path
 from osgeo import ogr
 from graticule_georeferencer.plugin import deps
-from graticule_georeferencer.plugin.vectorize import BlocksRequest, vectorize_blocks
+from graticule_georeferencer.plugin.jobs import BlocksRequest, vectorize_blocks
 sheet, gpkg = Path({sheet!r}), Path({gpkg!r})
 outcome = vectorize_blocks(BlocksRequest(sheet, gpkg, level="shapes"), None)
 ds = ogr.Open(str(gpkg))

@@ -26,7 +26,7 @@ def deps(plugin_package):
 @pytest.fixture
 def dialogs(plugin_package):
     """Install dialogs made by a test, deleted after it."""
-    from graticule_georeferencer.plugin.deps_dialog import InstallDialog
+    from graticule_georeferencer.plugin.deps import InstallDialog
 
     made = []
 

@@ -69,7 +69,7 @@ def test_cancelling_stops_the_task_and_writes_nothing(dialog, sheet, tmp_path):
     def cancel_once_started(value):
         progress.append(value)
         if len(progress) == 1:
-            dialog.progress.cancel()   # what the dialog's Cancel button does
+            dialog.cancel_button.click()   # the Cancel button
 
     task.progressChanged.connect(cancel_once_started)
     wait_for_task(dialog)
@@ -91,7 +91,7 @@ def test_problems_are_one_line_messages(dialog, sheet, tmp_path):
     error = dialog.iface.messages()[-1]
     assert "which intersection is which" in error and "“Anchor”" in error, error
     assert "--" not in error and not (tmp_path / "none").exists()
-    assert dialog.progress.bar.value() == 0          # no bar left half-way after a failure
+    assert dialog.progress.value() == 0          # no bar left half-way after a failure
     dialog.iface.messageBar().clearWidgets()
     # a bad anchor
     fill_anchor(dialog.anchor_rows[0], 10, 20, "abc", 4)
@@ -131,7 +131,7 @@ def test_pick_an_intersection_on_the_canvas(dialog, sheet, tmp_path):
     row.n.setText(f"{n}")
     dialog.outdir.setFilePath(str(tmp_path / "picked"))
     request = dialog.request()
-    assert request.graticule is dialog.graticule   # no second detection
+    assert request["graticule"] is dialog.graticule   # no second detection
     dialog.start_georeference()
     wait_for_task(dialog)
     assert dialog.last_outcome is not None
