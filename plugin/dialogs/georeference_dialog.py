@@ -151,6 +151,9 @@ class GeoreferenceDialog(TaskDialog):
             row.pick.clicked.connect(lambda _checked=False, ar=row: self.start_picking(ar))
         self.pick_status = QLabel(self.pick_hint(), anchor_box)
         self.pick_status.setWordWrap(True)
+        # a wrapped label spanning grid columns is given one line's height when the dialog
+        # is short: keep room for the three lines of the hint
+        self.pick_status.setMinimumHeight(3 * self.pick_status.fontMetrics().lineSpacing())
         grid.addWidget(self.pick_status, 3, 0, 1, 6)
         self.gcps = file_input(anchor_box, tr("automatic: <sheet>.points beside the sheet, if any"),
                                tr("QGIS GCP files (*.points);;All files (*)"))
