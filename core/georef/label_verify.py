@@ -22,15 +22,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 
 import cv2
 import numpy as np
-from PIL import Image, ImageDraw, ImageFont
 
 from ..graticule.result import GraticuleResult
 from ..imageio import ImageLike, read_image
-from .grid_labels import index_shift
+from .grid_labels import Labelling, index_shift
+from .label_fit import LabelsUnreadableError, label_records, labelling_from_readings
 from .label_reader import (
     _FAMILIES,
     LabelReading,
@@ -41,10 +40,10 @@ from .label_reader import (
     _root,
     _strip,
     parse_value,
+    read_labels,
+    read_words,
 )
 
-#: Font files tried (old-style figures first); missing ones are skipped.
-FONTS = (Path("/usr/share/fonts/opentype/ebgaramond/EBGaramond12-Regular.otf"),)
 #: Longest value tried (figures) and most strings tried per family.
 MAX_DIGITS = 5
 MAX_STRINGS = 1200
@@ -55,18 +54,14 @@ OUTWARDS = 0.12
 INWARDS = 0.03
 #: Straight strokes longer than this (grid cells) are lines, not figures.
 LONG_STROKE = 0.055
-#: A word's best string must correlate at least this well to be reported as read.
-MIN_NCC = 0.45
-#: The winning sequence's mean correlation per line must beat the next one's by this much.
-MIN_MARGIN = 0.03
-#: Pixels of shift allowed between a word and a template stretched to its box.
-SHIFT = 2
-#: Font size (pixels) templates are rendered at before scaling.
-RENDER_PX = 48
-#: A string is tried on a word when its rendered width is within this fraction of the word's.
-WIDTH_SLACK = 0.3
-#: X-heights tried, as fractions of the sheet's median figure height.
-XH_FRACTIONS = (0.85, 0.95, 1.05, 1.15)
+#: A word is reported as read when its reading agrees this well with a candidate string.
+MIN_AGREE = 0.5
+#: The winning sequence's agreement (in labels read exactly) must beat the next one's by
+#: this much.
+MIN_MARGIN = 1.0
+#: X-heights (pixels) each word is scaled to for Tesseract, which reads the figures of
+#: each size (and each orientation) once.
+OCR_XHEIGHTS = (16, 22)
 
 
 @dataclass
@@ -79,39 +74,24 @@ class _Word:
     scores: np.ndarray                   # (2 orientations, strings) best correlation
 
 
-@lru_cache(maxsize=8)
-def _font(path: str) -> tuple[ImageFont.FreeTypeFont, float]:
-    """The font at :data:`RENDER_PX` and its x-height there (pixels, the height of "0")."""
-    f = ImageFont.truetype(path, RENDER_PX)
-    box = f.getbbox("0")
-    return f, float(box[3] - box[1])
-
-
-@lru_cache(maxsize=4096)
-def _rendered(text: str, font: str) -> np.ndarray:
-    """``text`` rendered white on black at :data:`RENDER_PX`, cropped to its ink."""
-    f, _ = _font(font)
-    left, top, right, bottom = f.getbbox(text)
-    im = Image.new("L", (right - left + 4, bottom - top + 4), 0)
-    ImageDraw.Draw(im).text((2 - left, 2 - top), text, fill=255, font=f)
-    a = np.asarray(im)
-    ys, xs = np.nonzero(a > 40)
-    return a[ys.min():ys.max() + 1, xs.min():xs.max() + 1].astype(np.float32)
-
-
 @lru_cache(maxsize=65536)
-def _template(text: str, font: str, xh4: int) -> np.ndarray:
-    """``text`` at an x-height of ``xh4 / 4`` pixels."""
-    a = _rendered(text, font)
-    k = xh4 / 4.0 / _font(font)[1]
-    size = (max(1, round(a.shape[1] * k)), max(1, round(a.shape[0] * k)))
-    return cv2.resize(a, size, interpolation=cv2.INTER_AREA)
+def _distance(a: str, b: str) -> int:
+    """Levenshtein distance (insertions, deletions, substitutions) between two strings."""
+    row = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        prev, row[0] = row[0], i
+        for j, cb in enumerate(b, 1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (ca != cb))
+    return row[-1]
 
 
-@lru_cache(maxsize=16)
-def _widths(strings: tuple[str, ...], font: str) -> np.ndarray:
-    """Widths (pixels) of the strings rendered at :data:`RENDER_PX`."""
-    return np.array([_rendered(s, font).shape[1] for s in strings], np.float64)
+def _similarity(text: str, strings: list[str]) -> np.ndarray:
+    """How well a reading agrees with each string: 1 when equal, halved by each edit
+    (insertion, deletion, substitution); 0 for an empty reading."""
+    text = text.lstrip("-")
+    if not text:
+        return np.zeros(len(strings))
+    return np.array([0.5 ** _distance(text, s) for s in strings])
 
 
 def candidate_strings(step: float) -> list[str]:
@@ -125,28 +105,6 @@ def candidate_strings(step: float) -> list[str]:
     if (top - 1) // step - first + 1 > MAX_STRINGS:
         return []
     return [str(m * step) for m in range(first, (top - 1) // step + 1)]
-
-
-def _match(region: np.ndarray, width: float, xhs: list[float], strings: list[str],
-           fonts: list[str]) -> np.ndarray:
-    """Best correlation of ``region`` (ink bright, a word of ``width`` pixels in its middle
-    with margins) with each string rendered at each x-height of ``xhs`` (pixels); strings
-    whose rendered width differs from ``width`` by more than :data:`WIDTH_SLACK` are not
-    tried (-1)."""
-    out = np.full((len(xhs), len(strings)), -1.0, np.float32)
-    for font in fonts:
-        xh0 = _font(font)[1]
-        widths = _widths(tuple(strings), font)
-        for j, xh in enumerate(xhs):
-            near = np.flatnonzero(np.abs(widths * (xh / xh0) - width) <= WIDTH_SLACK * width)
-            for i in near:
-                t = _template(strings[i], font, round(4 * xh))
-                if t.shape[0] > region.shape[0] or t.shape[1] > region.shape[1] \
-                        or float(t.std()) == 0.0:
-                    continue
-                r = cv2.matchTemplate(region, t, cv2.TM_CCOEFF_NORMED)
-                out[j, i] = max(out[j, i], float(r.max()))
-    return out
 
 
 def _figure_groups(ink: np.ndarray, max_h: int) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -176,13 +134,13 @@ def _figure_groups(ink: np.ndarray, max_h: int) -> list[tuple[np.ndarray, np.nda
                        y1[roots == r].max()]), h[roots == r]) for r in np.unique(roots)]
 
 
-def _find_words(gray: np.ndarray, result: GraticuleResult, reduce: int, strings: list[str],
-                fonts: list[str]) -> list[_Word]:
+def _find_words(gray: np.ndarray, result: GraticuleResult, reduce: int, strings: list[str]
+                ) -> list[_Word]:
     """Candidate words where each line (and one beyond each outermost line) meets the
     frame, both ends, scored against every string in both orientations."""
     fams = (result.columns, result.rows)
     shift = index_shift(result)
-    found: list[tuple[_Word, np.ndarray, int, np.ndarray]] = []
+    found: list[tuple[_Word, np.ndarray, np.ndarray]] = []
     for f, fam in enumerate(fams):
         lines = fam.indices or tuple(sorted(set((result.index[:, f] + shift[f]).tolist())))
         if not lines:
@@ -211,12 +169,8 @@ def _find_words(gray: np.ndarray, result: GraticuleResult, reduce: int, strings:
                     bw, bh = x1 - x0, y1 - y0
                     if bw < 1.3 * bh or bh < 3 or abs((x0 + x1) / 2 - width / 2) > 0.5 * bw:
                         continue          # not a figure group centred on the line
-                    mx, my = int(0.3 * bw) + SHIFT, int(0.6 * bh) + SHIFT
-                    region = np.zeros((bh + 2 * my, bw + 2 * mx), np.float32)
-                    ya, xa = max(0, y0 - my), max(0, x0 - mx)
-                    cut = dark[ya:y1 + my, xa:x1 + mx]
-                    region[ya - (y0 - my):ya - (y0 - my) + cut.shape[0],
-                           xa - (x0 - mx):xa - (x0 - mx) + cut.shape[1]] = cut
+                    my, mx = max(2, bh // 2), max(2, bh // 3)
+                    crop = dark[max(0, y0 - my):y1 + my, max(0, x0 - mx):x1 + mx]
                     corners = np.array([[x0, y0, 1], [x1, y0, 1], [x1, y1, 1], [x0, y1, 1]],
                                        np.float64) @ m.T * reduce
                     ibox = (int(corners[:, 0].min()), int(corners[:, 1].min()),
@@ -225,17 +179,24 @@ def _find_words(gray: np.ndarray, result: GraticuleResult, reduce: int, strings:
                     found.append((_Word(f, int(k), end, ibox,
                                         ((float(-sy[0]), float(-sy[1])),
                                          (float(sy[0]), float(sy[1]))), np.zeros(0)),
-                                  region, bw, heights))
+                                  crop, heights))
     if not found:
         return []
     # the labels of a sheet share one size: the commonest figure height is the x-height
-    # (0, 1, 2 have neither ascender nor descender)
+    # (0, 1, 2 have neither ascender nor descender); words are read at a few sizes of it
     xh = float(np.median(np.concatenate([hs for *_, hs in found])))
-    xhs = [xh * q for q in XH_FRACTIONS]
-    scores = [np.stack([_match(region, bw, xhs, strings, fonts),
-                        _match(np.ascontiguousarray(region[::-1, ::-1]), bw, xhs, strings,
-                               fonts)]).max(axis=1)
-              for _, region, bw, _ in found]             # (orientation, string)
+    patches = []
+    for _, crop, _ in found:
+        for turned in (crop, crop[::-1, ::-1]):
+            for x_px in OCR_XHEIGHTS:
+                k = x_px / xh
+                patches.append(cv2.resize(np.ascontiguousarray(turned), None, fx=k, fy=k,
+                                          interpolation=cv2.INTER_CUBIC))
+    texts = read_words(patches)
+    n = len(OCR_XHEIGHTS)
+    scores = [np.stack([np.max([_similarity(texts[(2 * i + o) * n + j][0], strings)
+                                for j in range(n)], axis=0) for o in (0, 1)])
+              for i in range(len(found))]                 # (orientation, string)
     words = []
     for (word, *_), sc in zip(found, scores, strict=True):
         word.scores = sc
@@ -243,35 +204,34 @@ def _find_words(gray: np.ndarray, result: GraticuleResult, reduce: int, strings:
     return words
 
 
-def _best_sequence(words: list[_Word], n_strings: int) -> tuple[tuple[int, int] | None, str,
-                                                               float]:
+def _best_sequence(words: list[_Word], n_strings: int
+                   ) -> tuple[tuple[int, int] | None, str, float]:
     """(m0, d) of the best sequence ``index = m0 + d * k`` into the strings, or None and
-    why; and the margin (mean correlation per line over the second best)."""
+    why; and its margin: its total agreement (summed over the words, in labels read
+    exactly) less the next best sequence's."""
     lines = sorted({w.line for w in words})
     if len(lines) < 2:
         return None, f"labels found on {len(lines)} line(s), 2 or more are needed", 0.0
-    per_line = {k: np.max([w.scores.max(axis=0) for w in words if w.line == k], axis=0)
-                for k in lines}
     pad = max(abs(k) for k in lines) + 1
-    scored = []
+    # agreement of each line's words with every string, padded so that any index of
+    # m0 + d * k (m0 in -pad .. n + pad) falls inside (0 outside the strings)
+    per_line = np.zeros((len(lines), n_strings + 4 * pad))
+    for row, k in enumerate(lines):
+        per_line[row, 2 * pad:2 * pad + n_strings] = np.sum(
+            [w.scores.max(axis=0) for w in words if w.line == k], axis=0)
+    m0 = np.arange(-pad, n_strings + pad)
+    totals, keys = [], []
     for d in (1, -1):
-        for m0 in range(-pad, n_strings + pad):
-            total, n = 0.0, 0
-            for k in lines:
-                i = m0 + d * k
-                if 0 <= i < n_strings:
-                    total += float(per_line[k][i])
-                    n += 1
-            if n >= 2:
-                scored.append((total / len(lines), m0, d))
-    if not scored:
-        return None, "no sequence of values fits the lines", 0.0
-    scored.sort(reverse=True)
-    margin = scored[0][0] - scored[1][0] if len(scored) > 1 else scored[0][0]
-    if margin < MIN_MARGIN:
-        return None, (f"the old-style figures match two sequences almost equally (margin "
-                      f"{margin:.3f} < {MIN_MARGIN})"), margin
-    return (scored[0][1], scored[0][2]), "", margin
+        idx = m0[:, None] + d * np.array(lines)[None, :] + 2 * pad
+        totals.append(per_line[np.arange(len(lines))[None, :], idx].sum(axis=1))
+        keys += [(int(m), d) for m in m0]
+    total = np.concatenate(totals)
+    order = np.argsort(-total, kind="stable")
+    best, second = float(total[order[0]]), float(total[order[1]])
+    if best - second < MIN_MARGIN:
+        return None, (f"two sequences of values agree almost equally with the figures read "
+                      f"({best:.2f} and {second:.2f} labels' worth)"), best - second
+    return keys[order[0]], "", best - second
 
 
 def verify_labels(image: ImageLike, result: GraticuleResult, spacing: float
@@ -286,14 +246,11 @@ def verify_labels(image: ImageLike, result: GraticuleResult, spacing: float
         figures do not determine (empty when both are).
     """
     strings = candidate_strings(spacing)
-    fonts = [str(p) for p in FONTS if p.is_file()]
-    if not strings or not fonts:
-        why = ("no old-style font installed (Debian fonts-ebgaramond)" if strings else
-               f"spacing {spacing:g} gives no bounded set of values")
-        return [], [why]
+    if not strings:
+        return [], [f"spacing {spacing:g} gives no bounded set of values to check"]
     reduce = _reduce_for(result)
     gray = read_image(image, reduce=reduce, gray=True)
-    words = _find_words(gray, result, reduce, strings, fonts)
+    words = _find_words(gray, result, reduce, strings)
     readings: list[LabelReading] = []
     notes = []
     for f, name in enumerate(_FAMILIES):
@@ -305,10 +262,10 @@ def verify_labels(image: ImageLike, result: GraticuleResult, spacing: float
             free = int(np.argmax(w.scores.max(axis=0)))
             best = float(w.scores.max())
             i = None if seq is None else seq[0] + seq[1] * w.line
-            if i is not None and 0 <= i < len(strings) and w.scores[:, i].max() >= MIN_NCC \
+            if i is not None and 0 <= i < len(strings) and w.scores[:, i].max() >= MIN_AGREE \
                     and w.scores[:, i].max() >= best - MIN_MARGIN:
                 pick = i
-            elif best >= MIN_NCC:
+            elif best >= MIN_AGREE:
                 pick = free
             else:
                 continue
@@ -318,3 +275,30 @@ def verify_labels(image: ImageLike, result: GraticuleResult, spacing: float
                                          100.0 * float(w.scores[o, pick]), w.up[o],
                                          len(readings) + 1, 0 if o == 0 else 2))
     return readings, notes
+
+
+def labelling_from_labels(image: ImageLike, result: GraticuleResult, spacing: float | None
+                          ) -> Labelling:
+    """The labelling of the detected grid from the values printed on the sheet: read by
+    Tesseract (:func:`.label_reader.read_labels`); when those readings do not determine
+    the grid and ``spacing`` (grid-CRS units) is known, by checking every sequence of its
+    multiples against the small figures by the frame (:func:`verify_labels`).
+
+    Raises :class:`.label_fit.LabelsUnreadableError` (asking for --anchor) when neither
+    determines the grid; its labels are those of the second reading when it ran."""
+    try:
+        return labelling_from_readings(result, read_labels(image, result), spacing)[0]
+    except LabelsUnreadableError as first:
+        if spacing is None:
+            raise
+        checked, notes = verify_labels(image, result, spacing)
+        if notes:
+            raise LabelsUnreadableError(
+                f"{first}; checking the sequences of multiples of {spacing:g} against the "
+                f"small figures by the frame: {'; '.join(notes)}",
+                label_records(checked, [None, None]), field="anchor") from None
+        labelling = labelling_from_readings(result, checked, spacing)[0]
+    labelling.warnings.insert(0, "the grid labels were read by checking every sequence of "
+                                 f"multiples of {spacing:g} against the small figures by "
+                                 "the frame (old-style figures): check the labelling")
+    return labelling

@@ -55,8 +55,7 @@ from .grid_labels import (
     label_intersections,
     parse_anchor,
 )
-from .label_fit import labelling_from_readings
-from .label_reader import read_labels
+from .label_verify import labelling_from_labels
 from .robust import METHODS, robust_fit
 from .transforms import (
     GDAL_ORDER,
@@ -246,7 +245,7 @@ def _labelled_detections(inp: Path, area: str | None, area_mask: AreaMask,
                                               _map_area_test(area, area_mask))
     else:
         report(progress, 0.45, "reading the grid labels")
-        labelling, _ = labelling_from_readings(graticule, read_labels(inp, graticule), spacing)
+        labelling = labelling_from_labels(inp, graticule, spacing)
         grid = labelling.grid_coordinates(graticule.index)
     pixel = graticule.points + CENTRE_TO_CORNER  # detection -> GDAL/QGIS convention
     return (pixel, grid, _cell_size_px(pixel, grid, labelling.spacing, graticule), labelling,
