@@ -59,9 +59,10 @@ MIN_AGREE = 0.5
 #: The winning sequence's agreement (in labels read exactly) must beat the next one's by
 #: this much.
 MIN_MARGIN = 1.0
-#: X-heights (pixels) each word is scaled to for Tesseract, which reads the figures of
-#: each size (and each orientation) once.
-OCR_XHEIGHTS = (16, 22)
+#: How each word is shown to Tesseract (both orientations): x-height it is scaled to
+#: (pixels) and whether it is binarized (Otsu); its figures are misread differently each
+#: way, and a string agrees as well as its best reading.
+OCR_VARIANTS = ((16, False), (22, False), (16, True), (24, True))
 
 
 @dataclass
@@ -188,12 +189,15 @@ def _find_words(gray: np.ndarray, result: GraticuleResult, reduce: int, strings:
     patches = []
     for _, crop, _ in found:
         for turned in (crop, crop[::-1, ::-1]):
-            for x_px in OCR_XHEIGHTS:
+            for x_px, binary in OCR_VARIANTS:
                 k = x_px / xh
-                patches.append(cv2.resize(np.ascontiguousarray(turned), None, fx=k, fy=k,
-                                          interpolation=cv2.INTER_CUBIC))
+                p = cv2.resize(np.ascontiguousarray(turned), None, fx=k, fy=k,
+                               interpolation=cv2.INTER_CUBIC)
+                if binary:
+                    p = cv2.threshold(p, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)[1]
+                patches.append(p)
     texts = read_words(patches)
-    n = len(OCR_XHEIGHTS)
+    n = len(OCR_VARIANTS)
     scores = [np.stack([np.max([_similarity(texts[(2 * i + o) * n + j][0], strings)
                                 for j in range(n)], axis=0) for o in (0, 1)])
               for i in range(len(found))]                 # (orientation, string)
