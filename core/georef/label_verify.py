@@ -32,6 +32,8 @@ from .grid_labels import Labelling, index_shift
 from .label_fit import LabelsUnreadableError, label_records, labelling_from_readings
 from .label_reader import (
     _FAMILIES,
+    BEYOND_CELLS,
+    MAX_EXTRA_CELLS,
     LabelReading,
     _ink,
     _line_extents,
@@ -52,6 +54,8 @@ MAX_STRINGS = 1200
 ACROSS = 0.07
 OUTWARDS = 0.12
 INWARDS = 0.03
+#: A line ends where its last run of ink at least this long (grid cells) ends.
+LINE_RUN = 0.04
 #: Straight strokes longer than this (grid cells) are lines, not figures.
 LONG_STROKE = 0.055
 #: A word is reported as read when its reading agrees this well with a candidate string.
@@ -135,6 +139,23 @@ def _figure_groups(ink: np.ndarray, max_h: int) -> list[tuple[np.ndarray, np.nda
                        y1[roots == r].max()]), h[roots == r]) for r in np.unique(roots)]
 
 
+def _line_end(strip: np.ndarray, run: int) -> float:
+    """How far out (pixels from the bottom of ``strip``: line vertical up its middle, out
+    up) the line ends: the outer end of its outermost run of ink at least ``run`` pixels
+    long; 0 when it has none."""
+    h, w = strip.shape
+    paper = cv2.morphologyEx(strip, cv2.MORPH_CLOSE, np.ones((1, 9), np.uint8))
+    mid = slice(max(0, w // 2 - 2), w // 2 + 3)
+    depth = cv2.subtract(paper[:, mid], strip[:, mid]).max(axis=1)
+    dark = (depth > max(20.0, 0.4 * float(depth.max())))[::-1]     # from the bottom out
+    best, count = 0, 0
+    for i, on in enumerate(dark):
+        count = count + 1 if on else 0
+        if count >= run:
+            best = i + 1
+    return float(best)
+
+
 def _find_words(gray: np.ndarray, result: GraticuleResult, reduce: int, strings: list[str]
                 ) -> list[_Word]:
     """Candidate words where each line (and one beyond each outermost line) meets the
@@ -155,14 +176,25 @@ def _find_words(gray: np.ndarray, result: GraticuleResult, reduce: int, strings:
         width = max(16, int(2 * ACROSS * cell))
         length = max(16, int((OUTWARDS + INWARDS) * cell))
         max_h = max(8, int(0.04 * cell))
+        g_lo = min(e[0] for e in extents.values())
+        g_hi = max(e[1] for e in extents.values())
         for k in ks:
             (p0, d), (lo, hi) = geo[k], extents[k]
-            for end, pos in ((-1, lo), (1, hi)):
+            for end, pos, extra in ((-1, lo, lo - g_lo), (1, hi, g_hi - hi)):
                 out = d * end
                 across = np.array([-out[1], out[0]])
                 start = (p0 + d * pos - out * INWARDS * cell * reduce) / reduce
                 if not (0 <= start[0] < gray.shape[1] and 0 <= start[1] < gray.shape[0]):
                     continue
+                # the frame the labels stand by is where the line ends: at its outermost
+                # crossing on sheets whose frame is a grid line (Jacoubet), else beyond it
+                # (up to BEYOND_CELLS, further when the line is crossed short of the others)
+                far = int((BEYOND_CELLS + INWARDS) * cell
+                          + min(extra / reduce, MAX_EXTRA_CELLS * cell))
+                stop = _line_end(_strip(gray, start, out, across, width, far)[0],
+                                 int(LINE_RUN * cell))
+                if stop > (INWARDS + OUTWARDS / 2) * cell:
+                    start = start + out * (stop - INWARDS * cell)
                 strip, m = _strip(gray, start, out, across, width, length)
                 ink, dark = _ink(strip, max(12, int(LONG_STROKE * cell)))
                 for box, heights in _figure_groups(ink, max_h):
