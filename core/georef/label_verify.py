@@ -54,6 +54,8 @@ MAX_STRINGS = 1200
 ACROSS = 0.07
 OUTWARDS = 0.12
 INWARDS = 0.03
+#: Ink darker than this (0-255, 255 = the strip's darkest ink) may be a faint figure.
+FAINT_INK = 60
 #: A line ends where its last run of ink at least this long (grid cells) ends.
 LINE_RUN = 0.04
 #: Straight strokes longer than this (grid cells) are lines, not figures.
@@ -139,6 +141,15 @@ def _figure_groups(ink: np.ndarray, max_h: int) -> list[tuple[np.ndarray, np.nda
                        y1[roots == r].max()]), h[roots == r]) for r in np.unique(roots)]
 
 
+def _centred(groups: list[tuple[np.ndarray, np.ndarray]], width: int
+             ) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The groups that may be a number written across the line up the middle of a strip
+    ``width`` pixels wide: wider than tall, centred on the line."""
+    return [(b, h) for b, h in groups
+            if b[2] - b[0] >= 1.3 * (b[3] - b[1]) and b[3] - b[1] >= 3
+            and abs((b[0] + b[2]) / 2 - width / 2) <= 0.5 * (b[2] - b[0])]
+
+
 def _line_end(strip: np.ndarray, run: int) -> float:
     """How far out (pixels from the bottom of ``strip``: line vertical up its middle, out
     up) the line ends: the outer end of its outermost run of ink at least ``run`` pixels
@@ -197,11 +208,13 @@ def _find_words(gray: np.ndarray, result: GraticuleResult, reduce: int, strings:
                     start = start + out * (stop - INWARDS * cell)
                 strip, m = _strip(gray, start, out, across, width, length)
                 ink, dark = _ink(strip, max(12, int(LONG_STROKE * cell)))
-                for box, heights in _figure_groups(ink, max_h):
+                groups = _centred(_figure_groups(ink, max_h), width)
+                if not groups:      # figures fainter than the lines that set the contrast
+                    faint = (dark > FAINT_INK).astype(np.uint8) * 255
+                    groups = _centred(_figure_groups(faint, max_h), width)
+                for box, heights in groups:
                     x0, y0, x1, y1 = (int(v) for v in box)
-                    bw, bh = x1 - x0, y1 - y0
-                    if bw < 1.3 * bh or bh < 3 or abs((x0 + x1) / 2 - width / 2) > 0.5 * bw:
-                        continue          # not a figure group centred on the line
+                    bh = y1 - y0
                     my, mx = max(2, bh // 2), max(2, bh // 3)
                     crop = dark[max(0, y0 - my):y1 + my, max(0, x0 - mx):x1 + mx]
                     corners = np.array([[x0, y0, 1], [x1, y0, 1], [x1, y1, 1], [x0, y1, 1]],

@@ -38,7 +38,7 @@ LABEL_STYLES = ("none", "full", "grouped", "thousands", "unsigned", "oldstyle")
 #: a fraction of their size, and how far the tick runs out, in label sizes.
 OLDSTYLE_SIZE = 0.7
 OLDSTYLE_GAP = 0.12
-OLDSTYLE_TICK = 0.6
+OLDSTYLE_TICK = 0.25
 
 
 def label_text(value: float, style: str) -> str:
@@ -109,7 +109,7 @@ def draw_grid_labels(ink: np.ndarray, frame: Polygon, lines: list[GridLine],
                 angle = east + 90.0          # read from outside the frame: downwards
             tip = point + out * (gap + OLDSTYLE_TICK * size)
             cv2.line(ink, (round(point[0]), round(point[1])), (round(tip[0]), round(tip[1])),
-                     245, max(1, p.grid_width_px), cv2.LINE_AA)
+                     245, 1, cv2.LINE_AA)
         records += _place(ink, letters, text, point, out, side, size, gap, p,
                           (w_img, h_img), angle, {"axis": line.axis, "value": float(line.value),
                                            "distractor": False}, font)
