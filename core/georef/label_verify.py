@@ -36,6 +36,7 @@ from .label_reader import (
     MAX_EXTRA_CELLS,
     LabelReading,
     _ink,
+    _iou,
     _line_extents,
     _line_geometry,
     _reduce_for,
@@ -141,6 +142,14 @@ def _figure_groups(ink: np.ndarray, max_h: int) -> list[tuple[np.ndarray, np.nda
                        y1[roots == r].max()]), h[roots == r]) for r in np.unique(roots)]
 
 
+def _crop(dark: np.ndarray, box: np.ndarray) -> np.ndarray:
+    """A word's darkness with a margin (half its height above and below, a third on each
+    side)."""
+    x0, y0, x1, y1 = (int(v) for v in box)
+    my, mx = max(2, (y1 - y0) // 2), max(2, (y1 - y0) // 3)
+    return dark[max(0, y0 - my):y1 + my, max(0, x0 - mx):x1 + mx]
+
+
 def _centred(groups: list[tuple[np.ndarray, np.ndarray]], width: int
              ) -> list[tuple[np.ndarray, np.ndarray]]:
     """The groups that may be a number written across the line up the middle of a strip
@@ -173,7 +182,7 @@ def _find_words(gray: np.ndarray, result: GraticuleResult, reduce: int, strings:
     frame, both ends, scored against every string in both orientations."""
     fams = (result.columns, result.rows)
     shift = index_shift(result)
-    found: list[tuple[_Word, np.ndarray, np.ndarray]] = []
+    found: list[tuple[_Word, list[np.ndarray], np.ndarray]] = []
     for f, fam in enumerate(fams):
         lines = fam.indices or tuple(sorted(set((result.index[:, f] + shift[f]).tolist())))
         if not lines:
@@ -208,15 +217,20 @@ def _find_words(gray: np.ndarray, result: GraticuleResult, reduce: int, strings:
                     start = start + out * (stop - INWARDS * cell)
                 strip, m = _strip(gray, start, out, across, width, length)
                 ink, dark = _ink(strip, max(12, int(LONG_STROKE * cell)))
-                groups = _centred(_figure_groups(ink, max_h), width)
-                if not groups:      # figures fainter than the lines that set the contrast
-                    faint = (dark > FAINT_INK).astype(np.uint8) * 255
-                    groups = _centred(_figure_groups(faint, max_h), width)
-                for box, heights in groups:
+                # figures as the line's own contrast shows them, and as faint ink (thin
+                # engraved figures are paler than the lines): one word, several cuttings
+                faint = (dark > FAINT_INK).astype(np.uint8) * 255
+                words_here: list[tuple[np.ndarray, list[np.ndarray], np.ndarray]] = []
+                for binary in (ink, faint):
+                    for box, heights in _centred(_figure_groups(binary, max_h), width):
+                        crop = _crop(dark, box)
+                        same = [w for w in words_here if _iou(tuple(w[0]), tuple(box)) > 0.5]
+                        if same:
+                            same[0][1].append(crop)
+                        else:
+                            words_here.append((box, [crop], heights))
+                for box, crops, heights in words_here:
                     x0, y0, x1, y1 = (int(v) for v in box)
-                    bh = y1 - y0
-                    my, mx = max(2, bh // 2), max(2, bh // 3)
-                    crop = dark[max(0, y0 - my):y1 + my, max(0, x0 - mx):x1 + mx]
                     corners = np.array([[x0, y0, 1], [x1, y0, 1], [x1, y1, 1], [x0, y1, 1]],
                                        np.float64) @ m.T * reduce
                     ibox = (int(corners[:, 0].min()), int(corners[:, 1].min()),
@@ -225,27 +239,27 @@ def _find_words(gray: np.ndarray, result: GraticuleResult, reduce: int, strings:
                     found.append((_Word(f, int(k), end, ibox,
                                         ((float(-sy[0]), float(-sy[1])),
                                          (float(sy[0]), float(sy[1]))), np.zeros(0)),
-                                  crop, heights))
+                                  crops, heights))
     if not found:
         return []
     # the labels of a sheet share one size: the commonest figure height is the x-height
     # (0, 1, 2 have neither ascender nor descender); words are read at a few sizes of it
     xh = float(np.median(np.concatenate([hs for *_, hs in found])))
-    patches = []
-    for _, crop, _ in found:
-        for turned in (crop, crop[::-1, ::-1]):
-            for x_px, binary in OCR_VARIANTS:
-                k = x_px / xh
-                p = cv2.resize(np.ascontiguousarray(turned), None, fx=k, fy=k,
-                               interpolation=cv2.INTER_CUBIC)
-                if binary:
-                    p = cv2.threshold(p, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)[1]
-                patches.append(p)
-    texts = read_words(patches)
-    n = len(OCR_VARIANTS)
-    scores = [np.stack([np.max([_similarity(texts[(2 * i + o) * n + j][0], strings)
-                                for j in range(n)], axis=0) for o in (0, 1)])
-              for i in range(len(found))]                 # (orientation, string)
+    patches, owner = [], []
+    for i, (_, crops, _) in enumerate(found):
+        for crop in crops:
+            for o, turned in enumerate((crop, crop[::-1, ::-1])):
+                for x_px, binary in OCR_VARIANTS:
+                    k = x_px / xh
+                    p = cv2.resize(np.ascontiguousarray(turned), None, fx=k, fy=k,
+                                   interpolation=cv2.INTER_CUBIC)
+                    if binary:
+                        p = cv2.threshold(p, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)[1]
+                    patches.append(p)
+                    owner.append((i, o))
+    scores = np.zeros((len(found), 2, len(strings)))          # (word, orientation, string)
+    for (i, o), (text, _) in zip(owner, read_words(patches), strict=True):
+        scores[i, o] = np.maximum(scores[i, o], _similarity(text, strings))
     words = []
     for (word, *_), sc in zip(found, scores, strict=True):
         word.scores = sc

@@ -31,7 +31,7 @@ FONT_FILES = {
     "serif-condensed-italic": ("DejaVuSerifCondensed-Italic.ttf", "LiberationSerif-Italic.ttf"),
     "sans": ("LiberationSans-Regular.ttf", "DejaVuSans.ttf"),
     # old-style figures by default (engraved grid values of the 1830s)
-    "oldstyle": ("EBGaramond12-Regular.otf", "DejaVuSerif.ttf"),
+    "oldstyle": ("EBGaramond12-Bold.otf", "EBGaramond12-Regular.otf", "DejaVuSerif-Bold.ttf"),
 }
 
 STREET_TYPES = ["Rue", "Rue", "Rue", "Rue", "R.", "Boulevard", "Avenue", "Passage", "Impasse",
