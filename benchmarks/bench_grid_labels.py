@@ -1,7 +1,7 @@
 """Zero-input georeferencing: the grid values printed on the sheet name the grid (issue 18).
 
-Run: ``.venv/bin/python -m benchmarks.bench_grid_labels [--count 24] [--size 10000]
-[--no-real] [--no-big] [--map-area]``. Three parts, each printing numbers:
+Run: ``.venv/bin/python -m benchmarks.bench_grid_labels [--count 24] [--oldstyle 6]
+[--size 10000] [--no-real] [--no-big] [--map-area]``. Three parts, each printing numbers:
 
 1. Generated labelled sheets (``--count``, the four label styles in turn, axis-aligned,
    tilted and turned by 90 degrees in turn, difficulty spread over 0-0.7): each is
@@ -9,7 +9,9 @@ Run: ``.venv/bin/python -m benchmarks.bench_grid_labels [--count 24] [--size 100
    mask: the whole image is searched; ``--map-area``: the computed map area, as the command
    line does by default); a sheet is labelled right when the fitted transform puts every
    true intersection within 2 m of its grid coordinates. A sheet placed wrong without a
-   warning is the failure that must not happen.
+   warning is the failure that must not happen. Then ``--oldstyle`` sheets more in the
+   ``oldstyle`` style (small old-style figures by the frame, as Jacoubet's atlas), given
+   ``--spacing`` as the real sheets are, counted apart.
 2. Real sheets: the Jacoubet sheets of ``../shared/data/jacoubet-1836/`` copied to a
    temporary folder as ``sheet-A.jpg``... and georeferenced with ``--crs "$(cat CRS.proj)"
    --spacing 250`` and nothing else; the error at the hand-placed crossings
@@ -39,15 +41,17 @@ ORIENTATIONS = ("axis", "tilted", "rot90")
 def _style_overrides(style: str, rng: np.random.Generator) -> dict:
     """Grid coordinates that suit the style: big positive numbers (Lambert-like) or, for
     unsigned values, all eastings negative (west of the meridian) like Jacoubet's atlas."""
-    if style == "unsigned":
+    if style in ("unsigned", "oldstyle"):
         return {"centre_easting": float(rng.uniform(-9000, -4000)),
                 "centre_northing": float(rng.uniform(4000, 9000))}
     return {"centre_easting": float(rng.uniform(600000, 700000)),
             "centre_northing": float(rng.uniform(6800000, 6900000))}
 
 
-def generated(count: int, size: int, workdir: Path, map_area: bool = False) -> list[dict]:
-    """Part 1: one row per generated sheet."""
+def generated(count: int, size: int, workdir: Path, map_area: bool = False,
+              oldstyle: bool = False) -> list[dict]:
+    """Part 1: one row per generated sheet (``oldstyle``: all in that style, run with
+    ``--spacing``)."""
     from core.georef import georeference
     from core.synth import generate_sheet
 
@@ -55,8 +59,11 @@ def generated(count: int, size: int, workdir: Path, map_area: bool = False) -> l
     spacing_px = 2363.0 * size / 10000
     for k in range(count):
         style, orientation = STYLES[k % 4], ORIENTATIONS[k % 3]
-        rng = np.random.default_rng(1800 + k)
-        sheet = generate_sheet(1800 + k, size, difficulty=0.7 * ((k * 0.618) % 1.0),
+        seed = 1800 + k
+        if oldstyle:
+            style, seed = "oldstyle", 1900 + k
+        rng = np.random.default_rng(seed)
+        sheet = generate_sheet(seed, size, difficulty=0.7 * ((k * 0.618) % 1.0),
                                spacing_px=spacing_px, jpeg_roundtrip=True,
                                content_scale=size / 10000, margin_labels=style,
                                orientation=orientation, **_style_overrides(style, rng))
@@ -69,6 +76,7 @@ def generated(count: int, size: int, workdir: Path, map_area: bool = False) -> l
         try:
             res = georeference(path, sheet.grid_crs, gcps=False,
                                mask="auto" if map_area else False,
+                               spacing=sheet.grid_spacing_m if oldstyle else None,
                                outdir=workdir / f"s{k:03d}")
             true_px = sheet.intersections + 0.5            # GCP convention
             fit = np.hypot(*(res.transform.forward(true_px) - sheet.grid_xy).T)
@@ -134,6 +142,7 @@ def real(workdir: Path) -> list[dict]:
 def timing(workdir: Path) -> dict:
     """Part 3: reading the labels of a 10000 x 10000 px sheet."""
     from core.georef.label_reader import read_labels
+    from core.georef.label_verify import verify_labels
     from core.graticule import detect_on_sheet
     from core.synth import generate_sheet
 
@@ -151,14 +160,20 @@ def timing(workdir: Path) -> dict:
     wall = time.perf_counter() - t0
     k1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     child = (k1.ru_utime + k1.ru_stime) - (k0.ru_utime + k0.ru_stime)
-    return {"wall": wall, "cpu": time.process_time() - c0, "tesseract_cpu": child,
-            "words": len({r.word for r in readings})}
+    out = {"wall": wall, "cpu": time.process_time() - c0, "tesseract_cpu": child,
+           "words": len({r.word for r in readings})}
+    t0 = time.perf_counter()
+    verify_labels(path, result, 1000.0)          # the old-style path, on the same sheet
+    out["verify_wall"] = time.perf_counter() - t0
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark and print its numbers."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--count", type=int, default=24, help="generated sheets (default 24)")
+    ap.add_argument("--oldstyle", type=int, default=6,
+                    help="generated sheets in the oldstyle style, run with --spacing (default 6)")
     ap.add_argument("--size", type=int, default=10000,
                     help="their size, px (default 10000)")
     ap.add_argument("--no-real", action="store_true", help="skip the Jacoubet sheets")
@@ -181,6 +196,14 @@ def main(argv: list[str] | None = None) -> int:
         for style in STYLES:
             sub = [r for r in rows if r["style"] == style]
             print(f"    {style:9s}: {sum(r['outcome'] == 'right' for r in sub)}/{len(sub)}")
+        if args.oldstyle:
+            print(f"1b. generated oldstyle sheets ({args.oldstyle}, {args.size} px, --spacing)")
+            old = generated(args.oldstyle, args.size, work, args.map_area, oldstyle=True)
+            print(f"  labelled right: {sum(r['outcome'] == 'right' for r in old)}/{len(old)}; "
+                  f"errors {sum(r['outcome'] == 'error' for r in old)}; wrong "
+                  f"{sum(r['outcome'] == 'WRONG' for r in old)}, of which without a warning "
+                  f"{sum(r['outcome'] == 'WRONG' and r['warnings'] == 0 for r in old)} "
+                  "(target 0)")
         if not args.no_real:
             print("2. real Jacoubet sheets (--crs CRS.proj --spacing 250, nothing else)")
             if JACOUBET.is_dir():
@@ -193,7 +216,9 @@ def main(argv: list[str] | None = None) -> int:
             print("3. reading the labels of a 10000 x 10000 px sheet")
             t = timing(work)
             print(f"  {t['words']} words: {t['wall']:.2f} s wall, {t['cpu']:.2f} s CPU here + "
-                  f"{t['tesseract_cpu']:.2f} s CPU in Tesseract (target <= 3 s)")
+                  f"{t['tesseract_cpu']:.2f} s CPU in Tesseract (target <= 3 s); checking "
+                  f"the sequences (old-style path, when the first reading fails and --spacing "
+                  f"is given): {t['verify_wall']:.2f} s wall")
     return 0
 
 

@@ -11,7 +11,9 @@ says that few labels named the grid).
 
 Which family is the easting and where north is come from the direction the text's top
 points (easting labels stand upright on a north-up sheet; northing labels are upright too
-or turned a quarter counter-clockwise, reading upwards). The eastings increase eastward and
+or turned a quarter counter-clockwise, reading upwards; when one family's labels are
+turned to be read from outside the frame on each side, the other, upright, is the easting).
+The eastings increase eastward and
 the northings northward: values that fall eastward are printed without their minus sign
 (Jacoubet's atlas west of the Paris meridian) and are negated.
 """
@@ -145,6 +147,12 @@ def _directions(result: GraticuleResult, fits: list[FamilyFit]
         east_fam = 0 if para[0] else 1
         return east_fam, ups[east_fam], None
     if para[0] and para[1]:
+        # a family whose labels point every way (turned to be read from outside the frame
+        # on each side, as Jacoubet's northings) is not the one printed upright
+        steady = [float(np.hypot(*f.up)) > 0.5 for f in fits]
+        if steady[0] != steady[1]:
+            east_fam = 0 if steady[0] else 1
+            return east_fam, ups[east_fam], None
         ccw = lambda v: np.array([v[1], -v[0]])  # noqa: E731 - a quarter turn on screen
         if float(ccw(ups[0]) @ ups[1]) > 0.7:
             return 0, ups[0], None

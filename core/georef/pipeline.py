@@ -6,7 +6,8 @@ coordinates are pixel centres) are shifted by half a pixel on the way in.
 
 Steps: detect the graticule (or take a given :class:`GraticuleResult`), name the
 intersections from anchors or known GCPs (:mod:`.grid_labels`) or, when none is given,
-from the grid values printed in the margins (:mod:`.label_reader`, :mod:`.label_fit`),
+from the grid values printed in the margins (:mod:`.label_reader`, :mod:`.label_fit`; with
+``spacing``, small old-style figures by checking hypotheses, :mod:`.label_verify`),
 reproject their grid coordinates to the output CRS, fit the transform while leaving out outliers
 (:mod:`.robust`), then write into OUTDIR (default ``<stem>_georef/`` beside the input):
 
@@ -55,8 +56,7 @@ from .grid_labels import (
     label_intersections,
     parse_anchor,
 )
-from .label_fit import labelling_from_readings
-from .label_reader import read_labels
+from .label_verify import labelling_from_labels
 from .robust import METHODS, robust_fit
 from .transforms import (
     GDAL_ORDER,
@@ -246,7 +246,7 @@ def _labelled_detections(inp: Path, area: str | None, area_mask: AreaMask,
                                               _map_area_test(area, area_mask))
     else:
         report(progress, 0.45, "reading the grid labels")
-        labelling, _ = labelling_from_readings(graticule, read_labels(inp, graticule), spacing)
+        labelling = labelling_from_labels(inp, graticule, spacing)
         grid = labelling.grid_coordinates(graticule.index)
     pixel = graticule.points + CENTRE_TO_CORNER  # detection -> GDAL/QGIS convention
     return (pixel, grid, _cell_size_px(pixel, grid, labelling.spacing, graticule), labelling,

@@ -55,7 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--content-scale",
                     type=number("content-scale", minimum=0.02, maximum=10),
                     help="scale of streets and lettering (default 1: 1:5000 at 300 dpi)")
-    ap.add_argument("--labels", choices=("full", "grouped", "thousands", "unsigned"),
+    ap.add_argument("--labels", choices=("full", "grouped", "thousands", "unsigned", "oldstyle"),
                     help="print the grid values in the margins in this style (default none; "
                          "truth in NNN.json, grid_labels)")
     return ap

@@ -7,7 +7,12 @@ Styles (``SheetParams.margin_labels``):
 - ``thousands``: kilometres, ``652``;
 - ``unsigned``: the value without its sign, as Jacoubet's atlas prints the eastings west of
   its meridian (the values then fall eastward); use it on sheets whose coordinates all
-  have one sign.
+  have one sign;
+- ``oldstyle``: as ``unsigned``, engraved the way Jacoubet's 1836 atlas does: small
+  old-style figures (EB Garamond, Debian fonts-ebgaramond; :data:`OLDSTYLE_SIZE` of the
+  label size) close to the frame line, the grid line's tick running out through the
+  figures, labels on all four sides, each read from outside the frame (northings on the
+  left read upwards, on the right downwards).
 
 Easting labels stand upright (on a tilted grid, turned with it); northing labels are turned
 a quarter counter-clockwise (reading upwards) when ``label_turned``, else upright too. Each
@@ -19,6 +24,7 @@ are printed next to line ends. Geometry in flat upright pixels (x right, y down)
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 from shapely.geometry import LineString, Polygon
 
@@ -27,7 +33,12 @@ from .grid import GridLine
 from .params import SheetParams
 from .text import Lettering
 
-LABEL_STYLES = ("none", "full", "grouped", "thousands", "unsigned")
+LABEL_STYLES = ("none", "full", "grouped", "thousands", "unsigned", "oldstyle")
+#: Size of old-style labels as a fraction of ``label_size_px``, their gap to the frame as
+#: a fraction of their size, and how far the tick runs out, in label sizes.
+OLDSTYLE_SIZE = 0.7
+OLDSTYLE_GAP = 0.12
+OLDSTYLE_TICK = 0.25
 
 
 def label_text(value: float, style: str) -> str:
@@ -35,7 +46,7 @@ def label_text(value: float, style: str) -> str:
     v = round(value)
     if style == "thousands":
         return str(round(v / 1000))
-    if style == "unsigned":
+    if style in ("unsigned", "oldstyle"):
         return str(abs(v))
     if style == "grouped":
         return ("-" if v < 0 else "") + f"{abs(v):,}".replace(",", " ")
@@ -70,8 +81,10 @@ def draw_grid_labels(ink: np.ndarray, frame: Polygon, lines: list[GridLine],
     if p.margin_labels == "none":
         return []
     h_img, w_img = ink.shape
-    size = p.label_size_px * p.content_scale
-    gap = 0.4 * size + p.frame_width_px
+    old = p.margin_labels == "oldstyle"
+    size = p.label_size_px * p.content_scale * (OLDSTYLE_SIZE if old else 1.0)
+    gap = (OLDSTYLE_GAP if old else 0.4) * size + p.frame_width_px
+    font = "oldstyle" if old else p.label_font
     x0, y0, x1, y1 = frame.bounds
     records = []
     ends = []
@@ -80,7 +93,7 @@ def draw_grid_labels(ink: np.ndarray, frame: Polygon, lines: list[GridLine],
             # the side of the frame the line leaves by
             side = int(np.argmin([abs(point[1] - y0), abs(point[0] - x1), abs(point[1] - y1),
                                   abs(point[0] - x0)]))      # 0 top, 1 right, 2 bottom, 3 left
-            if p.label_sides == 2 and side in (1, 2):
+            if p.label_sides == 2 and side in (1, 2) and not old:
                 continue
             ends.append((line, point, out, side))
     # text follows the grid (a tilted grid carries its labels with it)
@@ -90,10 +103,16 @@ def draw_grid_labels(ink: np.ndarray, frame: Polygon, lines: list[GridLine],
         if rng.random() < p.label_missing:
             continue
         text = label_text(line.value, p.margin_labels)
-        angle = east - 90.0 if (line.axis == 1 and p.label_turned) else east
+        angle = east - 90.0 if (line.axis == 1 and (p.label_turned or old)) else east
+        if old:
+            if line.axis == 1 and side == 1:
+                angle = east + 90.0          # read from outside the frame: downwards
+            tip = point + out * (gap + OLDSTYLE_TICK * size)
+            cv2.line(ink, (round(point[0]), round(point[1])), (round(tip[0]), round(tip[1])),
+                     245, 1, cv2.LINE_AA)
         records += _place(ink, letters, text, point, out, side, size, gap, p,
                           (w_img, h_img), angle, {"axis": line.axis, "value": float(line.value),
-                                           "distractor": False})
+                                           "distractor": False}, font)
     for _ in range(p.label_distractors if ends else 0):
         line, point, out, side = ends[int(rng.integers(len(ends)))]
         text = str(int(rng.integers(1, 400)))
@@ -101,16 +120,16 @@ def draw_grid_labels(ink: np.ndarray, frame: Polygon, lines: list[GridLine],
             * size
         records += _place(ink, letters, text, point + along, out, side, 0.8 * size,
                           gap + rng.uniform(0.0, 2.0) * size, p, (w_img, h_img), east,
-                          {"axis": line.axis, "value": None, "distractor": True})
+                          {"axis": line.axis, "value": None, "distractor": True}, font)
     return records
 
 
 def _place(ink, letters: Lettering, text: str, point: np.ndarray, out: np.ndarray, side: int,
            size: float, gap: float, p: SheetParams, shape: tuple[int, int], angle: float,
-           record: dict) -> list[dict]:
+           record: dict, font: str) -> list[dict]:
     """Render ``text`` turned by ``angle`` degrees beyond the frame at ``point`` along
     ``out``; [] if off the sheet. The record's size is the turned text's bounding box."""
-    patch = letters.render([(text, 1.0, 0.0)], p.label_font, size)
+    patch = letters.render([(text, 1.0, 0.0)], font, size)
     t = np.radians(angle)
     c, s_ = abs(np.cos(t)), abs(np.sin(t))
     w = patch.shape[1] * c + patch.shape[0] * s_

@@ -274,9 +274,10 @@ def _validate(p: SheetParams) -> None:
     if p.frame_shape not in ("rectangle", "notched"):
         raise InputError(f"frame_shape must be 'rectangle' or 'notched', not {p.frame_shape!r}")
     p.jpeg_quality = int(p.jpeg_quality)
-    if p.margin_labels not in ("none", "full", "grouped", "thousands", "unsigned"):
-        raise InputError("margin_labels must be none, full, grouped, thousands or unsigned, "
-                         f"not {p.margin_labels!r}")
+    if p.margin_labels not in ("none", "full", "grouped", "thousands", "unsigned",
+                               "oldstyle"):
+        raise InputError("margin_labels must be none, full, grouped, thousands, unsigned or "
+                         f"oldstyle, not {p.margin_labels!r}")
     if p.label_sides not in (2, 4):
         raise InputError(f"label_sides must be 2 or 4, not {p.label_sides}")
     if p.label_font not in ("serif", "sans", "serif-bold", "serif-italic"):

@@ -2,8 +2,8 @@
 
 Labels are rendered with Pillow TrueType fonts into small grey patches (255 = ink), turned to
 their angle and merged into an ink layer. Fonts come from the Debian packages
-fonts-dejavu-core and fonts-liberation2; when none is found Pillow's built-in bitmap font is
-scaled instead, and the fonts actually used are reported.
+fonts-dejavu-core, fonts-liberation2 and fonts-ebgaramond; when none is found Pillow's
+built-in bitmap font is scaled instead, and the fonts actually used are reported.
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ from . import draw
 
 FONT_DIRS = (Path("/usr/share/fonts/truetype/liberation2"),
              Path("/usr/share/fonts/truetype/liberation"),
-             Path("/usr/share/fonts/truetype/dejavu"))
+             Path("/usr/share/fonts/truetype/dejavu"),
+             Path("/usr/share/fonts/opentype/ebgaramond"))
 FONT_FILES = {
     "serif-italic": ("LiberationSerif-Italic.ttf", "DejaVuSerif-Italic.ttf"),
     "serif": ("LiberationSerif-Regular.ttf", "DejaVuSerif.ttf"),
@@ -29,6 +30,8 @@ FONT_FILES = {
     "serif-condensed": ("DejaVuSerifCondensed.ttf", "LiberationSerif-Regular.ttf"),
     "serif-condensed-italic": ("DejaVuSerifCondensed-Italic.ttf", "LiberationSerif-Italic.ttf"),
     "sans": ("LiberationSans-Regular.ttf", "DejaVuSans.ttf"),
+    # old-style figures by default (engraved grid values of the 1830s)
+    "oldstyle": ("EBGaramond12-Bold.otf", "EBGaramond12-Regular.otf", "DejaVuSerif-Bold.ttf"),
 }
 
 STREET_TYPES = ["Rue", "Rue", "Rue", "Rue", "R.", "Boulevard", "Avenue", "Passage", "Impasse",

@@ -12,7 +12,14 @@ from core.errors import InputError
 from core.georef import georeference
 from core.georef.grid_labels import graticule_from_points
 from core.georef.label_fit import fit_family, labelling_from_readings
-from core.georef.label_reader import LabelReading, read_labels, read_words
+from core.georef.label_reader import LabelReading, read_words
+from core.georef.label_verify import (
+    _best_sequence,
+    _similarity,
+    _Word,
+    candidate_strings,
+    labelling_from_labels,
+)
 from core.synth import generate_sheet
 from core.synth.gridlabels import label_text
 
@@ -119,6 +126,23 @@ def test_label_styles():
     assert label_text(652000.0, "thousands") == "652"
     assert label_text(-3000.0, "unsigned") == "3000"
     assert label_text(-3000.0, "full") == "-3000"
+    assert label_text(-3000.0, "oldstyle") == "3000"
+
+
+def test_oldstyle_labels_stand_by_the_frame_on_four_sides_read_from_outside():
+    sheet = generate_sheet(7, 1200, difficulty=0.0, spacing_px=360.0, content_scale=0.2,
+                           margin_labels="oldstyle", label_sides=2, label_missing=0.0,
+                           centre_easting=-5200.0, centre_northing=6300.0)
+    labels = [lab for lab in sheet.params["grid_labels"] if not lab["distractor"]]
+    assert all(lab["text"] == str(abs(round(lab["value"]))) for lab in labels)
+    rows = [lab for lab in labels if lab["axis"] == 1]
+    cols = [lab for lab in labels if lab["axis"] == 0]
+    # four sides whatever label_sides says; northings turned a quarter, the two sides
+    # opposite ways (each read from outside the frame); eastings upright
+    assert {round(lab["angle"]) % 360 for lab in rows} == {90, 270}
+    assert {round(lab["angle"]) % 360 for lab in cols} == {0}
+    ys = [lab["centre"][1] for lab in cols]
+    assert min(ys) < 0.2 * 1200 and max(ys) > 0.8 * 1200
 
 
 @pytest.fixture(scope="module")
@@ -164,28 +188,73 @@ def test_georeference_reads_the_labels_of_a_generated_sheet(labelled_sheet):
     assert res.outputs["labels"].stat().st_size > 1000
 
 
+def test_candidate_strings_are_the_multiples_of_the_spacing():
+    strings = candidate_strings(250.0)
+    assert strings[:3] == ["250", "500", "750"] and strings[-1] == "99750"
+    assert len(strings) == 399
+    assert candidate_strings(2.5) == [] and candidate_strings(1.0) == []  # not bounded
+    sim = _similarity("2750", ["2750", "2250", "275", "7250", "1000"])
+    assert sim.tolist() == [1.0, 0.5, 0.5, 0.25, 0.125]
+    assert _similarity("", ["2750"]).tolist() == [0.0]
+
+
+def _word(line: int, texts: list[str], strings: list[str], end: int = -1) -> _Word:
+    scores = np.max([_similarity(t, strings) for t in texts], axis=0)
+    return _Word(0, line, end, (0, 0, 1, 1), (UP, UP), np.stack([scores, np.zeros_like(scores)]))
+
+
+def test_sequence_of_multiples_is_chosen_by_the_readings_and_ties_refused():
+    strings = candidate_strings(250.0)
+    # 3000, 2750 ... falling a step a line; misreads of a figure or two, a missing label
+    reads = {0: ["5000"], 1: ["2790", "2750"], 2: ["210", "2510"], 3: ["2250"], 4: ["2000"]}
+    words = [_word(k, t, strings) for k, t in reads.items()]
+    words.append(_word(2, ["500"], strings, end=1))           # a scale bar's "500"
+    key, why, margin = _best_sequence(words, len(strings))
+    assert why == "" and margin >= 1.0
+    m0, d = key
+    assert [strings[m0 + d * k] for k in range(5)] == ["3000", "2750", "2500", "2250", "2000"]
+    # 3 and 5 read as often as each other: 3750... and 5750... cannot be told apart
+    amb = [_word(0, ["3750"], strings), _word(1, ["5500"], strings), _word(2, ["5250"], strings),
+           _word(3, ["3000"], strings)]
+    key, why, _ = _best_sequence(amb, len(strings))
+    assert key is None and "agree almost equally" in why
+
+
+def test_upright_family_is_the_easting_when_the_other_reads_from_outside():
+    # Jacoubet: eastings upright at top and bottom, northings turned to be read from
+    # outside the frame (left: upwards, right: downwards), all without sign
+    rs = []
+    for c in range(4):
+        rs += [_reading("columns", c, str(3000 - 250 * c), 2 * c, up=UP),
+               _reading("columns", c, str(3000 - 250 * c), 2 * c + 1, up=UP, end=1)]
+    for r in range(4):
+        rs += [_reading("rows", r, str(3750 - 250 * r), 20 + 2 * r, up=LEFT),
+               _reading("rows", r, str(3750 - 250 * r), 21 + 2 * r, up=RIGHT, end=1)]
+    lab, _ = labelling_from_readings(_grid(), rs, 250.0)
+    assert lab.north_in_image == "up" and lab.orientation.tolist() == [[1, 0], [0, -1]]
+    assert lab.origin.tolist() == [-3000.0, 3750.0]
+
+
 @pytest.mark.skipif(not JACOUBET.is_dir(), reason="../shared/data/jacoubet-1836 not present")
-def test_real_jacoubet_sheet_is_never_placed_wrong_silently(tmp_path):
-    from core.formats.qgis_points import read_points_file
-    from core.georef import fit_transform
+def test_real_jacoubet_sheet_labelled_from_its_old_style_figures(tmp_path):
     from core.graticule import detect_on_sheet
 
-    src = JACOUBET / "021-INPUT.jpg"
     path = tmp_path / "sheet.jpg"
-    path.write_bytes(src.read_bytes())
-    readings = read_labels(path, detect_on_sheet(str(path)))
-    figures = {r.word for r in readings if r.value is not None and len(r.text) == 4}
-    assert len(figures) >= 6        # the four-figure labels by the frame are found
-    gt = read_points_file(JACOUBET / "021-GT.points")
-    crs = (JACOUBET / "CRS.proj").read_text().strip()
-    try:
-        res = georeference(path, crs, spacing=250, outdir=tmp_path / "out")
-    except InputError as exc:
-        message = str(exc)
-        res = None
-    if res is None:          # not determined: said so, asking for an anchor
-        assert "do not determine the grid" in message and "--anchor" in message
-        return
-    best = np.hypot(*fit_transform(gt.pixel_xy, gt.map_xy, "affine").residuals_map.T)
-    err = np.hypot(*(res.transform.forward(gt.pixel_xy) - gt.map_xy).T)
-    assert err.max() <= 1.1 * best.max()
+    path.write_bytes((JACOUBET / "021-INPUT.jpg").read_bytes())
+    graticule = detect_on_sheet(str(path))
+    lab = labelling_from_labels(path, graticule, 250.0)
+    assert lab.source == "labels" and lab.spacing == 250.0 and lab.north_in_image == "up"
+    assert any("old-style figures" in w for w in lab.warnings)
+    used = [r for r in lab.labels if r["used"]]
+    for fam in ("columns", "rows"):
+        mine = [r for r in used if r["family"] == fam]
+        assert len({r["line"] for r in mine}) >= 3
+        assert all(r["value"] % 250 == 0 for r in mine)
+        # a line read at both ends reads the same value at both
+        for line in {r["line"] for r in mine}:
+            assert len({r["value"] for r in mine if r["line"] == line}) == 1
+    # the grid coordinates of the crossings agree with the values read by the frame:
+    # one step of the grid per grid line, eastings growing eastward
+    grid = lab.grid_coordinates(graticule.index)
+    east = grid[np.argsort(graticule.points[:, 0])][:, 0]
+    assert east[-1] - east[0] > 0 and set(np.diff(np.unique(grid[:, 0]))) == {250.0}

@@ -1,0 +1,367 @@
+"""Reading small old-style grid values by checking hypotheses instead of reading blind.
+
+Engraved sheets such as Jacoubet's 1836 atlas of Paris print each grid line's value in tiny
+old-style (Didot-like) figures just outside the frame, centred on the line, the line's tick
+sometimes crossing a digit. Tesseract misreads them. When the grid spacing is known, the
+values of one line family are ``(m0 + d * k) * step`` for line k (d = +1 or -1, m0 a whole
+number), so only a bounded set of strings can be printed there: every multiple of the step
+of 2 to :data:`MAX_DIGITS` figures. Each candidate word found where a line meets the frame
+(both ends of the line, text upright with its top pointing out of the map or into it) is
+compared with every such string rendered in a few fonts (EB Garamond, whose default figures
+are old-style, and DejaVu Serif), each template stretched to the word's box, by normalized
+cross-correlation (``cv2.matchTemplate``, a few pixels of shift allowed). A family's m0 and d
+are those whose strings, summed over its lines, match best; the best must beat the second
+best (another m0 or d) by :data:`MIN_MARGIN` correlation per line, else the family is left
+unread and the reason is given. The readings returned go through :mod:`.label_fit` like
+Tesseract's, so that the report lists every label and the words that disagree.
+
+Pixel coordinates: x right, y down, full-resolution pixels (integer values at pixel centres).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import cv2
+import numpy as np
+
+from ..graticule.result import GraticuleResult
+from ..imageio import ImageLike, read_image
+from .grid_labels import Labelling, index_shift
+from .label_fit import LabelsUnreadableError, label_records, labelling_from_readings
+from .label_reader import (
+    _FAMILIES,
+    BEYOND_CELLS,
+    MAX_EXTRA_CELLS,
+    LabelReading,
+    _ink,
+    _iou,
+    _line_extents,
+    _line_geometry,
+    _reduce_for,
+    _root,
+    _strip,
+    parse_value,
+    read_labels,
+    read_words,
+)
+
+#: Longest value tried (figures) and most strings tried per family.
+MAX_DIGITS = 5
+MAX_STRINGS = 1200
+#: Window searched around where a line meets the frame, in grid cells: across the line,
+#: then along it outwards beyond the outermost crossing and inwards.
+ACROSS = 0.07
+OUTWARDS = 0.12
+INWARDS = 0.03
+#: Ink darker than this (0-255, 255 = the strip's darkest ink) may be a faint figure.
+FAINT_INK = 60
+#: A line ends where its last run of ink at least this long (grid cells) ends.
+LINE_RUN = 0.04
+#: Straight strokes longer than this (grid cells) are lines, not figures.
+LONG_STROKE = 0.055
+#: A word is reported as read when its reading agrees this well with a candidate string.
+MIN_AGREE = 0.5
+#: The winning sequence's agreement (in labels read exactly) must beat the next one's by
+#: this much.
+MIN_MARGIN = 1.0
+#: How each word is shown to Tesseract (both orientations): x-height it is scaled to
+#: (pixels) and whether it is binarized (Otsu); its figures are misread differently each
+#: way, and a string agrees as well as its best reading.
+OCR_VARIANTS = ((16, False), (22, False), (16, True), (24, True))
+
+
+@dataclass
+class _Word:
+    family: int
+    line: int
+    end: int
+    box: tuple[int, int, int, int]       # full-resolution image pixels
+    up: tuple[tuple[float, float], tuple[float, float]]   # top: out of the map, into it
+    scores: np.ndarray                   # (2 orientations, strings) best correlation
+
+
+@lru_cache(maxsize=65536)
+def _distance(a: str, b: str) -> int:
+    """Levenshtein distance (insertions, deletions, substitutions) between two strings."""
+    row = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        prev, row[0] = row[0], i
+        for j, cb in enumerate(b, 1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (ca != cb))
+    return row[-1]
+
+
+def _similarity(text: str, strings: list[str]) -> np.ndarray:
+    """How well a reading agrees with each string: 1 when equal, halved by each edit
+    (insertion, deletion, substitution); 0 for an empty reading."""
+    text = text.lstrip("-")
+    if not text:
+        return np.zeros(len(strings))
+    return np.array([0.5 ** _distance(text, s) for s in strings])
+
+
+def candidate_strings(step: float) -> list[str]:
+    """Every multiple of ``step`` (a whole number) printed with 2 to :data:`MAX_DIGITS`
+    figures, smallest first; [] when ``step`` is not whole or gives too many."""
+    if step < 1 or step != round(step):
+        return []
+    step = round(step)
+    top = 10 ** MAX_DIGITS
+    first = -(-10 // step)
+    if (top - 1) // step - first + 1 > MAX_STRINGS:
+        return []
+    return [str(m * step) for m in range(first, (top - 1) // step + 1)]
+
+
+def _figure_groups(ink: np.ndarray, max_h: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Boxes (x0, y0, x1, y1) and component heights of rows of figure-sized ink components
+    (3 to ``max_h`` pixels): components whose rows overlap and whose gap is less than the
+    taller one's height join (a tick removed with the line leaves such a gap in a number)."""
+    n, _, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    size = np.maximum(stats[:, 2], stats[:, 3])
+    keep = np.flatnonzero((size >= 3) & (size <= max_h)
+                          & (stats[:, cv2.CC_STAT_AREA] >= 0.08 * size.astype(np.float64) ** 1.5))
+    keep = keep[keep > 0]
+    if not len(keep):
+        return []
+    x0, y0 = stats[keep, 0].astype(np.float64), stats[keep, 1].astype(np.float64)
+    x1, y1 = x0 + stats[keep, 2], y0 + stats[keep, 3]
+    h = y1 - y0
+    gap = np.maximum(x0[None, :] - x1[:, None], x0[:, None] - x1[None, :])
+    overlap = np.minimum(y1[:, None], y1[None, :]) - np.maximum(y0[:, None], y0[None, :])
+    join = (overlap > 0.3 * np.minimum(h[:, None], h[None, :])) \
+        & (gap < np.maximum(h[:, None], h[None, :]))
+    parent = np.arange(len(keep))
+    for i, j in zip(*np.nonzero(np.triu(join, 1)), strict=True):
+        ri, rj = _root(parent, i), _root(parent, j)
+        parent[max(ri, rj)] = min(ri, rj)
+    roots = np.array([_root(parent, i) for i in range(len(keep))])
+    return [(np.array([x0[roots == r].min(), y0[roots == r].min(), x1[roots == r].max(),
+                       y1[roots == r].max()]), h[roots == r]) for r in np.unique(roots)]
+
+
+def _crop(dark: np.ndarray, box: np.ndarray) -> np.ndarray:
+    """A word's darkness with a margin (half its height above and below, a third on each
+    side)."""
+    x0, y0, x1, y1 = (int(v) for v in box)
+    my, mx = max(2, (y1 - y0) // 2), max(2, (y1 - y0) // 3)
+    return dark[max(0, y0 - my):y1 + my, max(0, x0 - mx):x1 + mx]
+
+
+def _centred(groups: list[tuple[np.ndarray, np.ndarray]], width: int
+             ) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The groups that may be a number written across the line up the middle of a strip
+    ``width`` pixels wide: wider than tall, centred on the line."""
+    return [(b, h) for b, h in groups
+            if b[2] - b[0] >= 1.3 * (b[3] - b[1]) and b[3] - b[1] >= 3
+            and abs((b[0] + b[2]) / 2 - width / 2) <= 0.5 * (b[2] - b[0])]
+
+
+def _line_end(strip: np.ndarray, run: int) -> float:
+    """How far out (pixels from the bottom of ``strip``: line vertical up its middle, out
+    up) the line ends: the outer end of its outermost run of ink at least ``run`` pixels
+    long; 0 when it has none."""
+    h, w = strip.shape
+    paper = cv2.morphologyEx(strip, cv2.MORPH_CLOSE, np.ones((1, 9), np.uint8))
+    mid = slice(max(0, w // 2 - 2), w // 2 + 3)
+    depth = cv2.subtract(paper[:, mid], strip[:, mid]).max(axis=1)
+    dark = (depth > max(20.0, 0.4 * float(depth.max())))[::-1]     # from the bottom out
+    best, count = 0, 0
+    for i, on in enumerate(dark):
+        count = count + 1 if on else 0
+        if count >= run:
+            best = i + 1
+    return float(best)
+
+
+def _find_words(gray: np.ndarray, result: GraticuleResult, reduce: int, strings: list[str]
+                ) -> list[_Word]:
+    """Candidate words where each line (and one beyond each outermost line) meets the
+    frame, both ends, scored against every string in both orientations."""
+    fams = (result.columns, result.rows)
+    shift = index_shift(result)
+    found: list[tuple[_Word, list[np.ndarray], np.ndarray]] = []
+    for f, fam in enumerate(fams):
+        lines = fam.indices or tuple(sorted(set((result.index[:, f] + shift[f]).tolist())))
+        if not lines:
+            continue
+        other = fams[1 - f]
+        ks = range(min(lines) - 1, max(lines) + 2)
+        geo = {k: _line_geometry(fam, k) for k in ks}
+        extents = _line_extents(result, f, int(shift[f]), ks, {k: g[0] for k, g in geo.items()},
+                                {k: g[1] for k, g in geo.items()})
+        cell = min(fam.spacing_px, other.spacing_px) / reduce
+        width = max(16, int(2 * ACROSS * cell))
+        length = max(16, int((OUTWARDS + INWARDS) * cell))
+        max_h = max(8, int(0.04 * cell))
+        g_lo = min(e[0] for e in extents.values())
+        g_hi = max(e[1] for e in extents.values())
+        for k in ks:
+            (p0, d), (lo, hi) = geo[k], extents[k]
+            for end, pos, extra in ((-1, lo, lo - g_lo), (1, hi, g_hi - hi)):
+                out = d * end
+                across = np.array([-out[1], out[0]])
+                start = (p0 + d * pos - out * INWARDS * cell * reduce) / reduce
+                if not (0 <= start[0] < gray.shape[1] and 0 <= start[1] < gray.shape[0]):
+                    continue
+                # the frame the labels stand by is where the line ends: at its outermost
+                # crossing on sheets whose frame is a grid line (Jacoubet), else beyond it
+                # (up to BEYOND_CELLS, further when the line is crossed short of the others)
+                far = int((BEYOND_CELLS + INWARDS) * cell
+                          + min(extra / reduce, MAX_EXTRA_CELLS * cell))
+                stop = _line_end(_strip(gray, start, out, across, width, far)[0],
+                                 int(LINE_RUN * cell))
+                if stop > (INWARDS + OUTWARDS / 2) * cell:
+                    start = start + out * (stop - INWARDS * cell)
+                strip, m = _strip(gray, start, out, across, width, length)
+                ink, dark = _ink(strip, max(12, int(LONG_STROKE * cell)))
+                # figures as the line's own contrast shows them, and as faint ink (thin
+                # engraved figures are paler than the lines): one word, several cuttings
+                faint = (dark > FAINT_INK).astype(np.uint8) * 255
+                words_here: list[tuple[np.ndarray, list[np.ndarray], np.ndarray]] = []
+                for binary in (ink, faint):
+                    for box, heights in _centred(_figure_groups(binary, max_h), width):
+                        crop = _crop(dark, box)
+                        same = [w for w in words_here if _iou(tuple(w[0]), tuple(box)) > 0.5]
+                        if same:
+                            same[0][1].append(crop)
+                        else:
+                            words_here.append((box, [crop], heights))
+                for box, crops, heights in words_here:
+                    x0, y0, x1, y1 = (int(v) for v in box)
+                    corners = np.array([[x0, y0, 1], [x1, y0, 1], [x1, y1, 1], [x0, y1, 1]],
+                                       np.float64) @ m.T * reduce
+                    ibox = (int(corners[:, 0].min()), int(corners[:, 1].min()),
+                            int(np.ceil(corners[:, 0].max())), int(np.ceil(corners[:, 1].max())))
+                    sy = m[:, 1]                  # the strip's down axis in the image
+                    found.append((_Word(f, int(k), end, ibox,
+                                        ((float(-sy[0]), float(-sy[1])),
+                                         (float(sy[0]), float(sy[1]))), np.zeros(0)),
+                                  crops, heights))
+    if not found:
+        return []
+    # the labels of a sheet share one size: the commonest figure height is the x-height
+    # (0, 1, 2 have neither ascender nor descender); words are read at a few sizes of it
+    xh = float(np.median(np.concatenate([hs for *_, hs in found])))
+    patches, owner = [], []
+    for i, (_, crops, _) in enumerate(found):
+        for crop in crops:
+            for o, turned in enumerate((crop, crop[::-1, ::-1])):
+                for x_px, binary in OCR_VARIANTS:
+                    k = x_px / xh
+                    p = cv2.resize(np.ascontiguousarray(turned), None, fx=k, fy=k,
+                                   interpolation=cv2.INTER_CUBIC)
+                    if binary:
+                        p = cv2.threshold(p, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)[1]
+                    patches.append(p)
+                    owner.append((i, o))
+    scores = np.zeros((len(found), 2, len(strings)))          # (word, orientation, string)
+    for (i, o), (text, _) in zip(owner, read_words(patches), strict=True):
+        scores[i, o] = np.maximum(scores[i, o], _similarity(text, strings))
+    words = []
+    for (word, *_), sc in zip(found, scores, strict=True):
+        word.scores = sc
+        words.append(word)
+    return words
+
+
+def _best_sequence(words: list[_Word], n_strings: int
+                   ) -> tuple[tuple[int, int] | None, str, float]:
+    """(m0, d) of the best sequence ``index = m0 + d * k`` into the strings, or None and
+    why; and its margin: its total agreement (summed over the words, in labels read
+    exactly) less the next best sequence's."""
+    lines = sorted({w.line for w in words})
+    if len(lines) < 2:
+        return None, f"labels found on {len(lines)} line(s), 2 or more are needed", 0.0
+    pad = max(abs(k) for k in lines) + 1
+    # agreement of each line's words with every string, padded so that any index of
+    # m0 + d * k (m0 in -pad .. n + pad) falls inside (0 outside the strings)
+    per_line = np.zeros((len(lines), n_strings + 4 * pad))
+    for row, k in enumerate(lines):
+        per_line[row, 2 * pad:2 * pad + n_strings] = np.sum(
+            [w.scores.max(axis=0) for w in words if w.line == k], axis=0)
+    m0 = np.arange(-pad, n_strings + pad)
+    totals, keys = [], []
+    for d in (1, -1):
+        idx = m0[:, None] + d * np.array(lines)[None, :] + 2 * pad
+        totals.append(per_line[np.arange(len(lines))[None, :], idx].sum(axis=1))
+        keys += [(int(m), d) for m in m0]
+    total = np.concatenate(totals)
+    order = np.argsort(-total, kind="stable")
+    best, second = float(total[order[0]]), float(total[order[1]])
+    if best - second < MIN_MARGIN:
+        return None, (f"two sequences of values agree almost equally with the figures read "
+                      f"({best:.2f} and {second:.2f} labels' worth)"), best - second
+    return keys[order[0]], "", best - second
+
+
+def verify_labels(image: ImageLike, result: GraticuleResult, spacing: float
+                  ) -> tuple[list[LabelReading], list[str]]:
+    """Read the labels as old-style figures by testing every sequence of multiples of
+    ``spacing`` (grid-CRS units) against the words by the lines' ends.
+
+    Returns:
+        The readings (one per word that matches a string well enough: the string of its
+        family's winning sequence when it agrees, else its own best string, which
+        :mod:`.label_fit` then reports as disagreeing), and one note per family the
+        figures do not determine (empty when both are).
+    """
+    strings = candidate_strings(spacing)
+    if not strings:
+        return [], [f"spacing {spacing:g} gives no bounded set of values to check"]
+    reduce = _reduce_for(result)
+    gray = read_image(image, reduce=reduce, gray=True)
+    words = _find_words(gray, result, reduce, strings)
+    readings: list[LabelReading] = []
+    notes = []
+    for f, name in enumerate(_FAMILIES):
+        fw = [w for w in words if w.family == f]
+        seq, why, _ = _best_sequence(fw, len(strings))
+        if seq is None:
+            notes.append(f"{name}: {why}")
+        for w in fw:
+            free = int(np.argmax(w.scores.max(axis=0)))
+            best = float(w.scores.max())
+            i = None if seq is None else seq[0] + seq[1] * w.line
+            if i is not None and 0 <= i < len(strings) and w.scores[:, i].max() >= MIN_AGREE \
+                    and w.scores[:, i].max() >= best - MIN_MARGIN:
+                pick = i
+            elif best >= MIN_AGREE:
+                pick = free
+            else:
+                continue
+            o = int(np.argmax(w.scores[:, pick]))
+            text = strings[pick]
+            readings.append(LabelReading(name, w.line, w.end, w.box, text, parse_value(text),
+                                         100.0 * float(w.scores[o, pick]), w.up[o],
+                                         len(readings) + 1, 0 if o == 0 else 2))
+    return readings, notes
+
+
+def labelling_from_labels(image: ImageLike, result: GraticuleResult, spacing: float | None
+                          ) -> Labelling:
+    """The labelling of the detected grid from the values printed on the sheet: read by
+    Tesseract (:func:`.label_reader.read_labels`); when those readings do not determine
+    the grid and ``spacing`` (grid-CRS units) is known, by checking every sequence of its
+    multiples against the small figures by the frame (:func:`verify_labels`).
+
+    Raises :class:`.label_fit.LabelsUnreadableError` (asking for --anchor) when neither
+    determines the grid; its labels are those of the second reading when it ran."""
+    try:
+        return labelling_from_readings(result, read_labels(image, result), spacing)[0]
+    except LabelsUnreadableError as first:
+        if spacing is None:
+            raise
+        checked, notes = verify_labels(image, result, spacing)
+        if notes:
+            raise LabelsUnreadableError(
+                f"{first}; checking the sequences of multiples of {spacing:g} against the "
+                f"small figures by the frame: {'; '.join(notes)}",
+                label_records(checked, [None, None]), field="anchor") from None
+        labelling = labelling_from_readings(result, checked, spacing)[0]
+    labelling.warnings.insert(0, "the grid labels were read by checking every sequence of "
+                                 f"multiples of {spacing:g} against the small figures by "
+                                 "the frame (old-style figures): check the labelling")
+    return labelling
