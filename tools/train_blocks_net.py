@@ -38,6 +38,8 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 from core.atomic import write_text_atomic  # noqa: E402
 from core.synth import generate_sheet, run_difficulty, sheet_seed  # noqa: E402
+from core.synth.params import is_heldout  # noqa: E402
+from core.synth.styles import random_style  # noqa: E402
 
 RUN_SEED = 101          #: run seed of the training sheets (evaluation sheets use run seed 0)
 EVAL_RUN_SEED = 0
@@ -176,21 +178,35 @@ def stroke_variant(image: np.ndarray, style: dict, seed: int) -> np.ndarray | No
     return None
 
 
+def training_style(recipe: str, seed: int,
+                   scale_range: tuple[float, float] | None) -> dict:
+    """The drawing-style overrides of one training sheet; never the held-out style that
+    ``benchmarks/bench_blocks.py`` validates on (refused here whatever the recipe)."""
+    style = ({} if recipe == "plain" else sheet_style(seed, scale_range)
+             if recipe == "varied" else random_style(seed, scale_range))
+    if is_heldout(style):
+        raise SystemExit("refusing to train on the held-out style (core.synth STYLES "
+                         "'heldout'): it is kept for validation")
+    return style
+
+
 def make_data(count: int, size: int, reduce: int, run_seed: int, first: int = 0,
               recipe: str = "plain", out_stride: int = 1,
               scale_range: tuple[float, float] | None = None,
               target_kind: str = "blocks") -> list[tuple]:
     """``(rgb uint8 at 1/reduce, target float32 0..1, valid bool)`` (target and valid at
-    1/(reduce * out_stride)) of ``count`` sheets; the ``varied`` recipe draws a drawing
-    style per sheet and adds a thinner or bolder copy of some sheets."""
+    1/(reduce * out_stride)) of ``count`` sheets; the ``varied`` and ``random`` recipes
+    draw a drawing style per sheet (``random``: :func:`core.synth.styles.random_style`,
+    domain randomization) and add a thinner or bolder copy of some sheets."""
     data = []
     for k in range(first, first + count):
         seed = sheet_seed(run_seed, k)
-        style = sheet_style(seed, scale_range) if recipe == "varied" else {}
+        style = training_style(recipe, seed, scale_range)
         sheet = generate_sheet(seed, size, difficulty=run_difficulty(k), jpeg_roundtrip=True,
                                **style)
+        assert sheet.params["style"] == "default" and not is_heldout(sheet.params)
         images = [sheet.image]
-        if recipe == "varied":
+        if recipe != "plain":
             variant = stroke_variant(sheet.image, style, seed)
             if variant is not None:
                 images.append(variant)
@@ -210,7 +226,11 @@ def make_data(count: int, size: int, reduce: int, run_seed: int, first: int = 0,
             rgb = cv2.resize(image, small, interpolation=cv2.INTER_AREA)
             data.append((rgb, target, valid))
         extra = (f", outline {style['outline_width_px']} px, subdivision "
-                 f"{style['subdivision_fraction']:.2f}, {len(images)} image(s)") if style else ""
+                 f"{style['subdivision_fraction']:.2f}, water "
+                 f"{style.get('water_style', 'banks')}, font "
+                 f"{style.get('lettering_font', 'liberation')}, JPEG "
+                 f"{sheet.params['jpeg_quality']}, scale {sheet.params['content_scale']:.2f}, "
+                 f"{len(images)} image(s)") if style else ""
         print(f"sheet {k}: seed {seed}, difficulty {run_difficulty(k):.2f}, "
               f"{target[valid].mean():.2f} block{extra}", flush=True)
     return data
@@ -274,7 +294,7 @@ def batch(data: list, rng: np.random.Generator, n: int, patch: int, recipe: str 
         f = out_stride
         im = rgb[f * y0:f * (y0 + patch), f * x0:f * (x0 + patch)].astype(np.float32)
         t = target[sl]
-        im = jitter_varied(im, rng) if recipe == "varied" else jitter_plain(im, rng)
+        im = jitter_plain(im, rng) if recipe == "plain" else jitter_varied(im, rng)
         im = np.clip(im, 0, 255)
         k = rng.integers(4)
         im, t, v = np.rot90(im, k), np.rot90(t, k), np.rot90(v, k)
@@ -348,9 +368,11 @@ def main() -> None:
     ap.add_argument("--arch", choices=sorted(ARCHS), default="unet5",
                     help="unet5 (default: input 1/2, output 1/4) or unet3 (the first model: "
                          "input and output 1/4)")
-    ap.add_argument("--recipe", choices=("varied", "plain"), default="varied",
-                    help="varied (default: drawing style per sheet, thinner/bolder copies, "
-                         "grey and gamma jitter) or plain (the first model's data)")
+    ap.add_argument("--recipe", choices=("random", "varied", "plain"), default="random",
+                    help="random (default: domain randomization, core.synth.styles."
+                         "random_style per sheet, thinner/bolder copies, grey and gamma "
+                         "jitter), varied (the second model's narrower styles) or plain (the "
+                         "first model's data)")
     ap.add_argument("--reduce", type=int, default=None,
                     help="input reduction factor (default 2 for unet5, 4 for unet3)")
     ap.add_argument("--run-seed", type=int, default=RUN_SEED)
@@ -363,9 +385,10 @@ def main() -> None:
     ap.add_argument("--patch", type=int, default=None,
                     help="patch size, output pixels (default 192 for unet5, 160 for unet3)")
     ap.add_argument("--width", type=int, default=8, help="channels of the first level")
-    ap.add_argument("--scale-range", type=float, nargs=2, default=(0.7, 1.1),
-                    metavar=("LO", "HI"), help="varied recipe: draw each sheet's "
-                    "content_scale from [LO, HI] (default 0.7 1.1; 1 1: always 1)")
+    ap.add_argument("--scale-range", type=float, nargs=2, default=None,
+                    metavar=("LO", "HI"), help="varied and random recipes: draw each sheet's "
+                    "content_scale from [LO, HI] (default 0.6 1.4 for random, 0.7 1.1 for "
+                    "varied; 1 1: always 1)")
     ap.add_argument("--edge-weight", type=float, default=None,
                     help="extra loss weight of street pixels next to blocks (default 2 for "
                          "unet5, 0 for unet3)")
@@ -383,7 +406,9 @@ def main() -> None:
     patch = args.patch or (160 if first_model else 192)
     edge_weight = args.edge_weight if args.edge_weight is not None else (
         0.0 if first_model else 2.0)
-    scale_range = None if tuple(args.scale_range) == (1.0, 1.0) else tuple(args.scale_range)
+    scale_range = tuple(args.scale_range or ((0.6, 1.4) if args.recipe == "random"
+                                             else (0.7, 1.1)))
+    scale_range = None if scale_range == (1.0, 1.0) else scale_range
 
     check_disjoint(args.run_seed, args.sheets + args.val_sheets)
     torch.set_num_threads(2)
