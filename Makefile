@@ -70,7 +70,7 @@ transcompile: system-packages
 # 25 min on 2 cores). The plugin never needs torch: core.blocks runs the ONNX file with OpenCV.
 train-blocks-net: install
 	$(PIP) install -c constraints.txt -r requirements-train.txt
-	$(PYTHON) -m tools.train_blocks_net --sheets 48 --steps 2600 --stop-step 2160 --minutes 60
+	$(PYTHON) -m tools.train_blocks_net --recipe varied --sheets 48 --steps 2600 --stop-step 2160 --minutes 60
 
 # Dev only: two-fold cross-validation of a learned edge map on the real 1925 crop (torch, CPU;
 # about 30 min). An experiment on the closed-shapes test set; no model is committed.

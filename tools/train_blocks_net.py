@@ -4,9 +4,13 @@ Run from the repository root (needs requirements-train.txt: torch, onnx)::
 
     .venv/bin/python -m tools.train_blocks_net [--sheets 32] [--steps 3000] [--minutes 30]
 
-The committed model (models/MODEL.md) is ``--sheets 48 --steps 2600 --stop-step 2160
---minutes 60`` (the defaults: ``unet5``, ``varied``); the first model was ``--arch unet3
---recipe plain --steps 4500 --minutes 31``. ``--target shapes`` trains the same network on
+The second model (models/MODEL.md) is ``--recipe varied --sheets 48 --steps 2600
+--stop-step 2160 --minutes 60`` (``unet5``); the first model was ``--arch unet3 --recipe
+plain --steps 4500 --minutes 31``. The default recipe, ``random``, draws every training
+sheet in a random style of :func:`core.synth.styles.random_style` (domain randomization);
+no recipe ever draws the held-out style (``core.synth`` ``style="heldout"``) that
+``benchmarks/bench_blocks.py`` validates on. ``--init MODEL.onnx`` fine-tunes an exported
+model instead of starting from scratch. ``--target shapes`` trains the same network on
 the interiors of every closed shape (``SyntheticSheet.shapes_mask()`` eroded by
 ``SHAPE_INSET`` px): an experiment reported in docs/maparea-blocks.md, no model committed.
 
@@ -244,6 +248,65 @@ def check_disjoint(run_seed: int, count: int) -> None:
         raise SystemExit("training seeds overlap the evaluation sheets; pick another run seed")
 
 
+def load_onnx_weights(model: nn.Module, path: Path) -> None:
+    """Start ``model`` from an exported model of the same architecture (``--init``).
+
+    The export folded each batch norm into its convolution, so each convolution takes the
+    folded weights and its batch norm becomes the identity plus the folded bias (mean 0,
+    variance 1 - eps, scale 1); those batch norms keep these statistics during the
+    fine-tuning (``model.frozen_bn``, see :func:`train_mode`), so the start is exactly the
+    exported model. Convolutions are paired with the ONNX Conv/ConvTranspose nodes in
+    forward order (shapes checked)."""
+    import onnx
+    from onnx import numpy_helper
+
+    graph = onnx.load(str(path)).graph
+    inits = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
+    nodes = [[inits[x] for x in n.input if x in inits] for n in graph.node
+             if n.op_type in ("Conv", "ConvTranspose")]
+    order: list[nn.Module] = []
+    hooks = [m.register_forward_hook(lambda mod, _i, _o: order.append(mod))
+             for m in model.modules() if isinstance(m, nn.Conv2d | nn.ConvTranspose2d)]
+    with torch.no_grad():
+        model.eval()(torch.zeros(1, 3, 64, 64))
+    for h in hooks:
+        h.remove()
+    norm_after = {}
+    for m in model.modules():
+        if isinstance(m, nn.Sequential):
+            for a, b in zip(list(m)[:-1], list(m)[1:], strict=True):
+                if isinstance(b, nn.BatchNorm2d):
+                    norm_after[a] = b
+    if len(order) != len(nodes):
+        raise SystemExit(f"--init {path}: {len(nodes)} convolutions, the model has "
+                         f"{len(order)}")
+    with torch.no_grad():
+        for conv_, (weight, bias) in zip(order, nodes, strict=True):
+            if tuple(conv_.weight.shape) != weight.shape:
+                raise SystemExit(f"--init {path}: another architecture ({weight.shape} "
+                                 f"for {tuple(conv_.weight.shape)})")
+            conv_.weight.copy_(torch.from_numpy(weight))
+            bn = norm_after.get(conv_)
+            if bn is None:
+                conv_.bias.copy_(torch.from_numpy(bias))
+            else:
+                bn.running_mean.zero_()
+                bn.running_var.fill_(1.0 - bn.eps)
+                bn.weight.fill_(1.0)
+                bn.bias.copy_(torch.from_numpy(bias))
+    model.frozen_bn = True
+    train_mode(model)
+
+
+def train_mode(model: nn.Module) -> None:
+    """Training mode; batch norms stay in inference mode when ``model.frozen_bn``."""
+    model.train()
+    if getattr(model, "frozen_bn", False):
+        for m in model.modules():
+            if isinstance(m, nn.BatchNorm2d):
+                m.eval()
+
+
 def to_input(rgb: np.ndarray) -> np.ndarray:
     """``(..., H, W, 3) uint8`` -> ``(..., 3, H, W) float32`` in [-0.5, 0.5] (as in core.blocks)."""
     return np.moveaxis(rgb.astype(np.float32) / 255.0 - 0.5, -1, -3)
@@ -331,7 +394,7 @@ def evaluate(model: nn.Module, data: list, multiple: int = 8) -> tuple[float, fl
         total += int(v.sum())
         inter += int((p & t & v).sum())
         union += int(((p | t) & v).sum())
-    model.train()
+    train_mode(model)
     return right / max(total, 1), inter / max(union, 1)
 
 
@@ -395,6 +458,11 @@ def main() -> None:
     ap.add_argument("--target", choices=("blocks", "shapes"), default="blocks",
                     help="blocks (default: block interiors) or shapes (the interiors of "
                          "every closed shape, eroded by SHAPE_INSET px)")
+    ap.add_argument("--init", type=Path, default=None,
+                    help="start from this exported model (same --arch) and fine-tune it, "
+                         "its batch norms frozen (default: from scratch)")
+    ap.add_argument("--lr", type=float, default=3e-3,
+                    help="peak learning rate of the one-cycle schedule (default 3e-3)")
     ap.add_argument("--out", type=Path, default=None,
                     help="default core/blocks/models/block_net.onnx (shape_net.onnx with "
                          "--target shapes)")
@@ -423,8 +491,13 @@ def main() -> None:
 
     model = net_class(args.width)
     print(f"parameters: {sum(p.numel() for p in model.parameters())}", flush=True)
-    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=args.steps,
+    if args.init is not None:
+        load_onnx_weights(model, args.init)
+        acc, iou = evaluate(model, val, multiple)
+        print(f"start ({args.init}): held-out pixel accuracy {acc:.4f}, block IoU {iou:.4f}",
+              flush=True)
+    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=args.steps,
                                                 pct_start=0.1)
     loss_fn = nn.BCEWithLogitsLoss(reduction="none")
     t1 = time.perf_counter()
