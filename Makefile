@@ -22,7 +22,7 @@ BENCHES := metrics textdet chamfer-ap chart synth graticule georef georef-accura
 	scale grid-labels
 
 .PHONY: install system-packages test lint demo bench $(addprefix bench-,$(BENCHES)) zip \
-	transup transcompile readme screenshots train-blocks-net crossval-real-edges clean
+	transup transcompile readme screenshots train-blocks-net train-blocks-net-v2 crossval-real-edges clean
 
 install: system-packages $(STAMP)
 
@@ -68,7 +68,15 @@ transcompile: system-packages
 
 # Dev only: retrain core/blocks/models/block_net.onnx from generated sheets (torch, CPU; about
 # 25 min on 2 cores). The plugin never needs torch: core.blocks runs the ONNX file with OpenCV.
+# the committed block network: the second model (train-blocks-net-v2, kept in commit 3f52d4f)
+# fine-tuned on domain-randomized sheets (core/blocks/models/MODEL.md)
 train-blocks-net: install
+	$(PIP) install -c constraints.txt -r requirements-train.txt
+	mkdir -p bench-output
+	git show 3f52d4f:core/blocks/models/block_net.onnx > bench-output/block_net_v2.onnx
+	$(PYTHON) -m tools.train_blocks_net --init bench-output/block_net_v2.onnx --lr 1e-3 --sheets 64 --steps 600 --minutes 90 --wise 0.5
+
+train-blocks-net-v2: install
 	$(PIP) install -c constraints.txt -r requirements-train.txt
 	$(PYTHON) -m tools.train_blocks_net --recipe varied --sheets 48 --steps 2600 --stop-step 2160 --minutes 60
 
