@@ -6,8 +6,15 @@ Chen et al., ICDAR 2021, labelled the same way: PQ 0.57, SQ 0.85, RQ 0.68); at m
 and 4 GB per 10000 x 10000 sheet, either level, PNG and GeoPackage included.
 
 Run: ``.venv/bin/python -m benchmarks.bench_blocks [--count 4] [--size 10000] [--seed 0]
-[--lines]`` (``--lines``: the generated sheets' blocks from the line network instead of the
-default block-interior network).
+[--lines] [--style-count 4] [--style-size 5000] [--styles-only]`` (``--lines``: the
+generated sheets' blocks from the line network instead of the default block-interior
+network).
+
+Styles (issue 19): the blocks are also scored on ``--style-count`` sheets of
+``--style-size`` px drawn in the generator's default style and, with the same seeds,
+sizes and layouts (so the same truth), in the held-out style ``core.synth --style
+heldout`` that the block network's training never draws; mean PQ per style (target 0.95
+on each). ``--styles-only`` runs this part alone.
 Each sheet runs ``python -m core.blocks SHEET -o PNG --gpkg GPKG`` in a child process, so
 the time and the peak resident memory are those of the whole command; the PQ of its PNG is
 computed with ``core.metrics.panoptic`` (``python -m core.metrics T1`` gives the same). The
@@ -54,6 +61,33 @@ def run_command(sheet: Path, level: str, outdir: Path,
     return json.loads(out.stdout.strip().splitlines()[-1]), png
 
 
+def style_scores(count: int, size: int, seed: int, lines: bool = False) -> dict[str, float]:
+    """Mean blocks PQ per drawing style (default, heldout) on the same ``count`` sheets of
+    ``size`` px (run ``seed``); prints one line per sheet and one per style."""
+    from core.blocks import BlockSettings, segment_sheet
+    from core.imageio import read_mask
+    from core.metrics.panoptic import panoptic_quality
+
+    settings = BlockSettings.for_level("blocks", block_net=not lines)
+    means = {}
+    for style in ("default", "heldout"):
+        pqs = []
+        for k, sheet in enumerate(generated_sheets(count, size, seed, style)):
+            truth = read_mask(sheet.with_name(sheet.name.replace("-INPUT.jpg",
+                                                                 "-BLOCKS-GT.png")))
+            mask = sheet.with_name(sheet.name.replace("-INPUT.jpg", "-INPUT-MASK.png"))
+            seg = segment_sheet(sheet, mask, level="blocks", settings=settings)
+            r = panoptic_quality(truth, seg.blocks > 0)
+            pqs.append(r.pq)
+            print(f"{style} {k:03d}: PQ {r.pq:.3f} SQ {r.sq:.3f} RQ {r.rq:.3f} "
+                  f"({r.n_matched}/{r.n_ref} blocks, {r.n_pred} predicted)", flush=True)
+        means[style] = float(np.mean(pqs))
+        method = "line network" if lines else "network, default"
+        print(f"blocks ({method}), {style} style ({count} sheets, {size} px, seed {seed}): "
+              f"mean PQ {means[style]:.3f} (target >= 0.95)", flush=True)
+    return means
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--count", type=int, default=4)
@@ -62,7 +96,17 @@ def main() -> None:
     ap.add_argument("--lines", action="store_true",
                     help="generated sheets' blocks from the line network (not the default "
                          "network)")
+    ap.add_argument("--style-count", type=int, default=4,
+                    help="sheets per style for the style comparison (default 4; 0: none)")
+    ap.add_argument("--style-size", type=int, default=5000,
+                    help="size of the style comparison's sheets, px (default 5000)")
+    ap.add_argument("--styles-only", action="store_true",
+                    help="only the style comparison (default and held-out styles)")
     args = ap.parse_args()
+    if args.style_count > 0:
+        style_scores(args.style_count, args.style_size, args.seed, args.lines)
+    if args.styles_only:
+        return
 
     from core.blocks import BlockSettings, layers_for, segment_sheet
     from core.blocks.evaluate import blocks_reference, closed_shapes_reference, shapes_quality

@@ -25,17 +25,20 @@ SHARED = REPO.parent / "shared"
 REAL_CROP = SHARED / "data" / "paris-1925-sheet1-crop"
 
 
-def generated_sheets(count: int, size: int, seed: int) -> list[Path]:
+def generated_sheets(count: int, size: int, seed: int, style: str = "default") -> list[Path]:
     """``NNN-INPUT.jpg`` paths of ``count`` sheets made by ``python -m core.synth`` (run only
-    for the sheets missing from ``bench-output/sheets-<size>-s<seed>/``)."""
-    outdir = REPO / "bench-output" / f"sheets-{size}-s{seed}"
+    for the sheets missing from ``bench-output/sheets-<size>-s<seed>/``; another ``style``
+    than the default: ``sheets-<size>-s<seed>-<style>/``)."""
+    suffix = "" if style == "default" else f"-{style}"
+    outdir = REPO / "bench-output" / f"sheets-{size}-s{seed}{suffix}"
     paths = [outdir / f"{k:03d}-INPUT.jpg" for k in range(count)]
     missing = [k for k, p in enumerate(paths)
                if not (p.is_file() and p.with_name(f"{k:03d}-BLOCKS-GT.png").is_file())]
     for k in missing:
         print(f"generating sheet {k:03d} ({size} x {size}) ...", file=sys.stderr, flush=True)
         subprocess.run([sys.executable, "-m", "core.synth", str(outdir), "--count", "1",
-                        "--first-index", str(k), "--size", str(size), "--seed", str(seed)],
+                        "--first-index", str(k), "--size", str(size), "--seed", str(seed),
+                        *(["--style", style] if suffix else [])],
                        check=True, cwd=REPO)
     return paths
 

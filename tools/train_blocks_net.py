@@ -4,9 +4,15 @@ Run from the repository root (needs requirements-train.txt: torch, onnx)::
 
     .venv/bin/python -m tools.train_blocks_net [--sheets 32] [--steps 3000] [--minutes 30]
 
-The committed model (models/MODEL.md) is ``--sheets 48 --steps 2600 --stop-step 2160
---minutes 60`` (the defaults: ``unet5``, ``varied``); the first model was ``--arch unet3
---recipe plain --steps 4500 --minutes 31``. ``--target shapes`` trains the same network on
+The committed model (models/MODEL.md, ``make train-blocks-net``) is the second model
+fine-tuned with ``--init block_net_v2.onnx --lr 1e-3 --sheets 64 --steps 600 --wise 0.5`` (recipe
+``random``); the second model is ``--recipe varied --sheets 48 --steps 2600 --stop-step
+2160 --minutes 60`` (``unet5``); the first model was ``--arch unet3 --recipe plain
+--steps 4500 --minutes 31``. The default recipe, ``random``, draws every training
+sheet in a random style of :func:`core.synth.styles.random_style` (domain randomization);
+no recipe ever draws the held-out style (``core.synth`` ``style="heldout"``) that
+``benchmarks/bench_blocks.py`` validates on. ``--init MODEL.onnx`` fine-tunes an exported
+model instead of starting from scratch. ``--target shapes`` trains the same network on
 the interiors of every closed shape (``SyntheticSheet.shapes_mask()`` eroded by
 ``SHAPE_INSET`` px): an experiment reported in docs/maparea-blocks.md, no model committed.
 
@@ -38,6 +44,8 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 from core.atomic import write_text_atomic  # noqa: E402
 from core.synth import generate_sheet, run_difficulty, sheet_seed  # noqa: E402
+from core.synth.params import is_heldout  # noqa: E402
+from core.synth.styles import random_style  # noqa: E402
 
 RUN_SEED = 101          #: run seed of the training sheets (evaluation sheets use run seed 0)
 EVAL_RUN_SEED = 0
@@ -176,21 +184,35 @@ def stroke_variant(image: np.ndarray, style: dict, seed: int) -> np.ndarray | No
     return None
 
 
+def training_style(recipe: str, seed: int,
+                   scale_range: tuple[float, float] | None) -> dict:
+    """The drawing-style overrides of one training sheet; never the held-out style that
+    ``benchmarks/bench_blocks.py`` validates on (refused here whatever the recipe)."""
+    style = ({} if recipe == "plain" else sheet_style(seed, scale_range)
+             if recipe == "varied" else random_style(seed, scale_range))
+    if is_heldout(style):
+        raise SystemExit("refusing to train on the held-out style (core.synth STYLES "
+                         "'heldout'): it is kept for validation")
+    return style
+
+
 def make_data(count: int, size: int, reduce: int, run_seed: int, first: int = 0,
               recipe: str = "plain", out_stride: int = 1,
               scale_range: tuple[float, float] | None = None,
               target_kind: str = "blocks") -> list[tuple]:
     """``(rgb uint8 at 1/reduce, target float32 0..1, valid bool)`` (target and valid at
-    1/(reduce * out_stride)) of ``count`` sheets; the ``varied`` recipe draws a drawing
-    style per sheet and adds a thinner or bolder copy of some sheets."""
+    1/(reduce * out_stride)) of ``count`` sheets; the ``varied`` and ``random`` recipes
+    draw a drawing style per sheet (``random``: :func:`core.synth.styles.random_style`,
+    domain randomization) and add a thinner or bolder copy of some sheets."""
     data = []
     for k in range(first, first + count):
         seed = sheet_seed(run_seed, k)
-        style = sheet_style(seed, scale_range) if recipe == "varied" else {}
+        style = training_style(recipe, seed, scale_range)
         sheet = generate_sheet(seed, size, difficulty=run_difficulty(k), jpeg_roundtrip=True,
                                **style)
+        assert sheet.params["style"] == "default" and not is_heldout(sheet.params)
         images = [sheet.image]
-        if recipe == "varied":
+        if recipe != "plain":
             variant = stroke_variant(sheet.image, style, seed)
             if variant is not None:
                 images.append(variant)
@@ -210,7 +232,11 @@ def make_data(count: int, size: int, reduce: int, run_seed: int, first: int = 0,
             rgb = cv2.resize(image, small, interpolation=cv2.INTER_AREA)
             data.append((rgb, target, valid))
         extra = (f", outline {style['outline_width_px']} px, subdivision "
-                 f"{style['subdivision_fraction']:.2f}, {len(images)} image(s)") if style else ""
+                 f"{style['subdivision_fraction']:.2f}, water "
+                 f"{style.get('water_style', 'banks')}, font "
+                 f"{style.get('lettering_font', 'liberation')}, JPEG "
+                 f"{sheet.params['jpeg_quality']}, scale {sheet.params['content_scale']:.2f}, "
+                 f"{len(images)} image(s)") if style else ""
         print(f"sheet {k}: seed {seed}, difficulty {run_difficulty(k):.2f}, "
               f"{target[valid].mean():.2f} block{extra}", flush=True)
     return data
@@ -222,6 +248,75 @@ def check_disjoint(run_seed: int, count: int) -> None:
     evaluation = {sheet_seed(EVAL_RUN_SEED, k) for k in range(64)}
     if run_seed == EVAL_RUN_SEED or train & evaluation:
         raise SystemExit("training seeds overlap the evaluation sheets; pick another run seed")
+
+
+def load_onnx_weights(model: nn.Module, path: Path) -> None:
+    """Start ``model`` from an exported model of the same architecture (``--init``).
+
+    The export folded each batch norm into its convolution, so each convolution takes the
+    folded weights and its batch norm becomes the identity plus the folded bias (mean 0,
+    variance 1 - eps, scale 1); those batch norms keep these statistics during the
+    fine-tuning (``model.frozen_bn``, see :func:`train_mode`), so the start is exactly the
+    exported model. Convolutions are paired with the ONNX Conv/ConvTranspose nodes in
+    forward order (shapes checked)."""
+    import onnx
+    from onnx import numpy_helper
+
+    graph = onnx.load(str(path)).graph
+    inits = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
+    nodes = [[inits[x] for x in n.input if x in inits] for n in graph.node
+             if n.op_type in ("Conv", "ConvTranspose")]
+    order: list[nn.Module] = []
+    hooks = [m.register_forward_hook(lambda mod, _i, _o: order.append(mod))
+             for m in model.modules() if isinstance(m, nn.Conv2d | nn.ConvTranspose2d)]
+    with torch.no_grad():
+        model.eval()(torch.zeros(1, 3, 64, 64))
+    for h in hooks:
+        h.remove()
+    norm_after = {}
+    for m in model.modules():
+        if isinstance(m, nn.Sequential):
+            for a, b in zip(list(m)[:-1], list(m)[1:], strict=True):
+                if isinstance(b, nn.BatchNorm2d):
+                    norm_after[a] = b
+    if len(order) != len(nodes):
+        raise SystemExit(f"--init {path}: {len(nodes)} convolutions, the model has "
+                         f"{len(order)}")
+    with torch.no_grad():
+        for conv_, (weight, bias) in zip(order, nodes, strict=True):
+            if tuple(conv_.weight.shape) != weight.shape:
+                raise SystemExit(f"--init {path}: another architecture ({weight.shape} "
+                                 f"for {tuple(conv_.weight.shape)})")
+            conv_.weight.copy_(torch.from_numpy(np.array(weight)))
+            bn = norm_after.get(conv_)
+            if bn is None:
+                conv_.bias.copy_(torch.from_numpy(np.array(bias)))
+            else:
+                bn.running_mean.zero_()
+                bn.running_var.fill_(1.0 - bn.eps)
+                bn.weight.fill_(1.0)
+                bn.bias.copy_(torch.from_numpy(np.array(bias)))
+    model.frozen_bn = True
+    train_mode(model)
+
+
+def interpolate_weights(model: nn.Module, initial: dict, alpha: float) -> None:
+    """``model``'s floating-point weights become ``alpha`` x its own + (1 - ``alpha``) x
+    ``initial`` (a state dict of the same model: weight-space ensembling, WiSE-FT)."""
+    state = model.state_dict()
+    with torch.no_grad():
+        for k, v in state.items():
+            if v.is_floating_point():
+                v.copy_(alpha * v + (1.0 - alpha) * initial[k])
+
+
+def train_mode(model: nn.Module) -> None:
+    """Training mode; batch norms stay in inference mode when ``model.frozen_bn``."""
+    model.train()
+    if getattr(model, "frozen_bn", False):
+        for m in model.modules():
+            if isinstance(m, nn.BatchNorm2d):
+                m.eval()
 
 
 def to_input(rgb: np.ndarray) -> np.ndarray:
@@ -274,7 +369,7 @@ def batch(data: list, rng: np.random.Generator, n: int, patch: int, recipe: str 
         f = out_stride
         im = rgb[f * y0:f * (y0 + patch), f * x0:f * (x0 + patch)].astype(np.float32)
         t = target[sl]
-        im = jitter_varied(im, rng) if recipe == "varied" else jitter_plain(im, rng)
+        im = jitter_plain(im, rng) if recipe == "plain" else jitter_varied(im, rng)
         im = np.clip(im, 0, 255)
         k = rng.integers(4)
         im, t, v = np.rot90(im, k), np.rot90(t, k), np.rot90(v, k)
@@ -311,7 +406,7 @@ def evaluate(model: nn.Module, data: list, multiple: int = 8) -> tuple[float, fl
         total += int(v.sum())
         inter += int((p & t & v).sum())
         union += int(((p | t) & v).sum())
-    model.train()
+    train_mode(model)
     return right / max(total, 1), inter / max(union, 1)
 
 
@@ -348,9 +443,11 @@ def main() -> None:
     ap.add_argument("--arch", choices=sorted(ARCHS), default="unet5",
                     help="unet5 (default: input 1/2, output 1/4) or unet3 (the first model: "
                          "input and output 1/4)")
-    ap.add_argument("--recipe", choices=("varied", "plain"), default="varied",
-                    help="varied (default: drawing style per sheet, thinner/bolder copies, "
-                         "grey and gamma jitter) or plain (the first model's data)")
+    ap.add_argument("--recipe", choices=("random", "varied", "plain"), default="random",
+                    help="random (default: domain randomization, core.synth.styles."
+                         "random_style per sheet, thinner/bolder copies, grey and gamma "
+                         "jitter), varied (the second model's narrower styles) or plain (the "
+                         "first model's data)")
     ap.add_argument("--reduce", type=int, default=None,
                     help="input reduction factor (default 2 for unet5, 4 for unet3)")
     ap.add_argument("--run-seed", type=int, default=RUN_SEED)
@@ -363,15 +460,25 @@ def main() -> None:
     ap.add_argument("--patch", type=int, default=None,
                     help="patch size, output pixels (default 192 for unet5, 160 for unet3)")
     ap.add_argument("--width", type=int, default=8, help="channels of the first level")
-    ap.add_argument("--scale-range", type=float, nargs=2, default=(0.7, 1.1),
-                    metavar=("LO", "HI"), help="varied recipe: draw each sheet's "
-                    "content_scale from [LO, HI] (default 0.7 1.1; 1 1: always 1)")
+    ap.add_argument("--scale-range", type=float, nargs=2, default=None,
+                    metavar=("LO", "HI"), help="varied and random recipes: draw each sheet's "
+                    "content_scale from [LO, HI] (default 0.6 1.4 for random, 0.7 1.1 for "
+                    "varied; 1 1: always 1)")
     ap.add_argument("--edge-weight", type=float, default=None,
                     help="extra loss weight of street pixels next to blocks (default 2 for "
                          "unet5, 0 for unet3)")
     ap.add_argument("--target", choices=("blocks", "shapes"), default="blocks",
                     help="blocks (default: block interiors) or shapes (the interiors of "
                          "every closed shape, eroded by SHAPE_INSET px)")
+    ap.add_argument("--init", type=Path, default=None,
+                    help="start from this exported model (same --arch) and fine-tune it, "
+                         "its batch norms frozen (default: from scratch)")
+    ap.add_argument("--wise", type=float, default=None, metavar="ALPHA",
+                    help="with --init: export ALPHA x the fine-tuned weights + (1 - ALPHA) x "
+                         "the initial ones (weight-space ensembling, WiSE-FT; exact since "
+                         "the batch norms stay frozen)")
+    ap.add_argument("--lr", type=float, default=3e-3,
+                    help="peak learning rate of the one-cycle schedule (default 3e-3)")
     ap.add_argument("--out", type=Path, default=None,
                     help="default core/blocks/models/block_net.onnx (shape_net.onnx with "
                          "--target shapes)")
@@ -383,7 +490,9 @@ def main() -> None:
     patch = args.patch or (160 if first_model else 192)
     edge_weight = args.edge_weight if args.edge_weight is not None else (
         0.0 if first_model else 2.0)
-    scale_range = None if tuple(args.scale_range) == (1.0, 1.0) else tuple(args.scale_range)
+    scale_range = tuple(args.scale_range or ((0.6, 1.4) if args.recipe == "random"
+                                             else (0.7, 1.1)))
+    scale_range = None if scale_range == (1.0, 1.0) else scale_range
 
     check_disjoint(args.run_seed, args.sheets + args.val_sheets)
     torch.set_num_threads(2)
@@ -398,8 +507,16 @@ def main() -> None:
 
     model = net_class(args.width)
     print(f"parameters: {sum(p.numel() for p in model.parameters())}", flush=True)
-    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=args.steps,
+    if args.wise is not None and (args.init is None or not 0.0 <= args.wise <= 1.0):
+        raise SystemExit("--wise needs --init and a value between 0 and 1")
+    if args.init is not None:
+        load_onnx_weights(model, args.init)
+        initial = {k: v.detach().clone() for k, v in model.state_dict().items()}
+        acc, iou = evaluate(model, val, multiple)
+        print(f"start ({args.init}): held-out pixel accuracy {acc:.4f}, block IoU {iou:.4f}",
+              flush=True)
+    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=args.steps,
                                                 pct_start=0.1)
     loss_fn = nn.BCEWithLogitsLoss(reduction="none")
     t1 = time.perf_counter()
@@ -428,6 +545,11 @@ def main() -> None:
                   f"block IoU {iou:.4f}", flush=True)
             break
     print(f"training: {(time.perf_counter() - t1) / 60:.1f} min", flush=True)
+    if args.wise is not None:
+        interpolate_weights(model, initial, args.wise)
+        acc, iou = evaluate(model, val, multiple)
+        print(f"weights {args.wise} x fine-tuned + {1 - args.wise:g} x initial: held-out "
+              f"pixel accuracy {acc:.4f}, block IoU {iou:.4f}", flush=True)
     out = args.out or (SHAPES_OUT if args.target == "shapes" else DEFAULT_OUT)
     export(model, out, val[0][0], {
         "input_reduce": reduce, "output_stride": out_stride, "input_multiple": multiple,

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..cli import number, run_batch, run_cli
 from ..outputs import check_outputs
-from .params import ORIENTATIONS, make_params, run_difficulty, sheet_seed
+from .params import ORIENTATIONS, STYLES, make_params, run_difficulty, sheet_seed
 from .sheet import generate_sheet
 from .writer import write_sheet
 
@@ -58,6 +58,10 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--labels", choices=("full", "grouped", "thousands", "unsigned", "oldstyle"),
                     help="print the grid values in the margins in this style (default none; "
                          "truth in NNN.json, grid_labels)")
+    ap.add_argument("--style", choices=tuple(STYLES), default="default",
+                    help="drawing style: default, or heldout (the validation style that the "
+                         "block network's training never draws: other water, hatching, "
+                         "outlines, lettering, paper and JPEG quality)")
     return ap
 
 
@@ -74,6 +78,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         overrides["content_scale"] = args.content_scale
     if args.labels:
         overrides["margin_labels"] = args.labels
+    if args.style != "default":
+        overrides["style"] = args.style
     # Fail on bad sizes or spacing before any sheet is made.
     make_params(0, size, difficulty=0.0, spacing_px=args.spacing, **overrides)
     check_outputs(folders=[args.outdir])

@@ -47,8 +47,10 @@ def _outline_pieces(block: Block) -> list[np.ndarray]:
 
 
 def _hatch_patch(poly: Polygon, angle_deg: float, spacing: float, value: int,
-                 shape: tuple[int, int]) -> tuple[np.ndarray, int, int] | None:
-    """Hatching lines clipped to ``poly``: (patch, x0, y0) or None if off the sheet."""
+                 shape: tuple[int, int], width: float = 1.0
+                 ) -> tuple[np.ndarray, int, int] | None:
+    """Hatching lines ``width`` px wide clipped to ``poly``: (patch, x0, y0) or None if off
+    the sheet."""
     x0, y0, x1, y1 = poly.bounds
     x0, y0 = max(0, int(np.floor(x0)) - 1), max(0, int(np.floor(y0)) - 1)
     x1, y1 = min(shape[1], int(np.ceil(x1)) + 2), min(shape[0], int(np.ceil(y1)) + 2)
@@ -69,7 +71,7 @@ def _hatch_patch(poly: Polygon, angle_deg: float, spacing: float, value: int,
     ys = np.arange(y0, y1, dtype=np.float32) * np.float32(np.sin(t))
     phase = (ys[:, None] + xs[None, :]) / np.float32(spacing)
     dist = np.abs(phase - np.floor(phase) - 0.5) * np.float32(spacing)
-    ink = np.clip(np.float32(1.1) - dist, 0, 1) * np.float32(value)
+    ink = np.clip(np.float32(0.5 * width + 0.6) - dist, 0, 1) * np.float32(value)
     patch = (ink * (mask > 0)).astype(np.uint8)
     return patch, x0, y0
 
@@ -115,7 +117,9 @@ def draw_blocks(ink: np.ndarray, blocks: list[Block], p: SheetParams,
         for poly in b.hatched:
             if poly.is_empty:
                 continue
-            hp = _hatch_patch(poly, b.hatch_angle, b.hatch_spacing, hatch_value, ink.shape)
+            hp = _hatch_patch(poly, b.hatch_angle + p.hatch_angle_offset,
+                              b.hatch_spacing * p.hatch_spacing_factor, hatch_value, ink.shape,
+                              p.hatch_width_px)
             if hp is not None:
                 draw.paste_max(ink, *hp)
         if b.kind == "garden":
@@ -127,4 +131,9 @@ def draw_blocks(ink: np.ndarray, blocks: list[Block], p: SheetParams,
     rings = [r for b in blocks for r in b.inner_rings]
     draw.polylines(ink, rings, 245, max(1, p.outline_width_px - 1), closed=True)
     outlines = [pc for b in blocks for pc in _outline_pieces(b)]
-    draw.polylines(ink, outlines, 255, p.outline_width_px)
+    dash, gap = (float(v) for v in p.outline_dash_px)
+    if gap > 0:  # small regular gaps in every outline
+        for k, pc in enumerate(outlines):
+            draw.dashed(ink, pc, 255, p.outline_width_px, dash, gap, phase=(37.0 * k) % dash)
+    else:
+        draw.polylines(ink, outlines, 255, p.outline_width_px)

@@ -102,10 +102,90 @@ def make_railway(rng: np.random.Generator, bounds: tuple[float, float, float, fl
 
 
 # --- drawing ----------------------------------------------------------------------------
+def _water_pattern(xs: np.ndarray, ys: np.ndarray, style: str, spacing: float,
+                   phase: float, angle: float) -> np.ndarray:
+    """Ink (0..1 float32) of a water pattern at pixel columns ``xs`` and rows ``ys``:
+    ``horizontal`` straight lines (turned by ``angle`` radians), ``wavy`` horizontal sine
+    waves, ``cross`` two crossing families, ``stipple`` a jittered lattice of dots."""
+    x, y = np.meshgrid(xs.astype(np.float32), ys.astype(np.float32))
+    c, s = np.float32(np.cos(angle)), np.float32(np.sin(angle))
+    u, v = x * c + y * s, -x * s + y * c
+
+    def lines(coord: np.ndarray, period: float) -> np.ndarray:
+        t = coord / np.float32(period) + np.float32(phase)
+        return np.clip(np.float32(1.1) - np.abs(t - np.floor(t) - 0.5) * np.float32(period),
+                       0, 1)
+
+    if style == "wavy":
+        amp, wave = 0.3 * spacing, 6.0 * spacing
+        return lines(v + np.float32(amp) * np.sin(u * np.float32(2 * np.pi / wave)), spacing)
+    if style == "cross":
+        return np.maximum(lines(v, 1.6 * spacing), lines(u, 1.6 * spacing))
+    if style == "stipple":
+        cell = np.float32(0.9 * spacing)
+        gu, gv = u / cell + np.float32(phase), v / cell + np.float32(phase)
+        # a pseudo-random offset per lattice cell, so the dots do not form rows
+        h = np.sin(np.floor(gu) * np.float32(12.9898) + np.floor(gv) * np.float32(78.233))
+        ju = (h * np.float32(43758.55)) % 1
+        jv = (h * np.float32(24634.63)) % 1
+        du = (gu - np.floor(gu) - 0.25 - 0.5 * ju) * cell
+        dv = (gv - np.floor(gv) - 0.25 - 0.5 * jv) * cell
+        return np.clip(np.float32(1.6) - np.hypot(du, dv), 0, 1)
+    return lines(v, spacing)
+
+
+def _draw_water(layer: np.ndarray, water: shapely.Geometry, style: str,
+                rng: np.random.Generator, scale: float) -> None:
+    """Fill ``water`` with a drawn pattern other than the bank-following lines, band by
+    band (a river may cross a whole sheet)."""
+    if water.is_empty:
+        return
+    spacing = float(rng.uniform(7.0, 12.0) * max(scale, 0.5))
+    phase = float(rng.uniform(0, 1))
+    angle = 0.0 if style in ("wavy", "stipple") else float(rng.uniform(-0.5, 0.5))
+    value = int(rng.uniform(190, 245))
+    h, w = layer.shape
+    x0, y0, x1, y1 = water.bounds
+    x0, x1 = max(0, int(x0) - 1), min(w, int(np.ceil(x1)) + 2)
+    y0, y1 = max(0, int(y0) - 1), min(h, int(np.ceil(y1)) + 2)
+    if x1 <= x0 or y1 <= y0:
+        return
+    band_rows = 512
+    polys = [g for g in shapely.get_parts(water) if g.geom_type == "Polygon"]
+    for r0 in range(y0, y1, band_rows):
+        r1 = min(y1, r0 + band_rows)
+        mask = np.zeros((r1 - r0, x1 - x0), np.uint8)
+        for g in polys:
+            rings = [np.asarray(g.exterior.coords)] + [np.asarray(r.coords)
+                                                       for r in g.interiors]
+            cv2.fillPoly(mask, [draw.fixed(r - [x0, r0]) for r in rings], 255, cv2.LINE_8,
+                         draw.SHIFT)
+        if not mask.any():
+            continue
+        ink = _water_pattern(np.arange(x0, x1), np.arange(r0, r1), style, spacing, phase,
+                             angle)
+        patch = (ink * np.float32(value)).astype(np.uint8)
+        patch[mask == 0] = 0
+        draw.paste_max(layer, patch, x0, r0)
+
+
 def draw_river(layer: np.ndarray, river: River, rng: np.random.Generator, scale: float,
-               outline: int) -> None:
-    """Banks (double lines) and the water's hatching of lines following the banks."""
+               outline: int, style: str = "banks") -> None:
+    """Banks (double lines) and the water: by default (``banks``) hatching of lines
+    following the banks; else a pattern (``horizontal``, ``wavy``, ``cross``,
+    ``stipple``) or nothing (``none``) inside the water, 8 px (x scale) from the banks."""
     draw.polylines(layer, [river.left_bank, river.right_bank], 255, outline)
+    if style != "banks":
+        if style != "none":
+            reach = float(rng.uniform(0.0, 0.5))  # an untouched middle strip, or none
+            inner = river.water.buffer(-8.0 * scale)
+            middle = LineString(river.centre).buffer(reach * float(np.min(river.half_width)))
+            _draw_water(layer, inner.difference(middle) if reach > 0.05 else inner, style,
+                        rng, scale)
+        draw.polylines(layer, [draw.offset_polyline(river.centre, river.half_width - 6 * scale),
+                               draw.offset_polyline(river.centre,
+                                                    -river.half_width + 6 * scale)], 220, 1)
+        return
     lines = []
     reach = rng.uniform(0.55, 0.95)  # how far towards the middle the hatching goes
     for sign in (1.0, -1.0):

@@ -20,6 +20,24 @@ PARIS_GRID_CRS = ("+proj=omerc +gamma=0.00047289 +lonc=2.33652533 +lon_0=2.33652
                   "+lat_0=48.83635864 +lat_ts=48.83635864 +x_0=0 +y_0=0 +ellps=GRS80 +no_defs")
 ORIENTATIONS = ("axis", "tilted", "rot90")
 GOLDEN = (math.sqrt(5.0) - 1.0) / 2.0
+WATER_STYLES = ("banks", "horizontal", "wavy", "stipple", "cross", "none")
+LETTERING_FONTS = ("liberation", "dejavu", "sans", "condensed", "garamond")
+#: Named drawing styles: overrides applied after the seed's own draws (explicit overrides
+#: still win). ``heldout`` is the validation style that training never draws
+#: (tools/train_blocks_net.py refuses it): water in wavy horizontal lines, hatching turned
+#: 30 degrees, wider and bolder, outlines with small regular gaps, EB Garamond lettering
+#: (Debian fonts-ebgaramond), bluish-white paper with brown ink and many stains, JPEG 60.
+STYLES: dict[str, dict] = {
+    "default": {},
+    "heldout": {"water_style": "wavy", "hatch_angle_offset": 30.0,
+                "hatch_spacing_factor": 1.45, "hatch_width_px": 1.6,
+                "outline_dash_px": (70.0, 3.0), "lettering_font": "garamond",
+                "lettering_scale": 1.1, "paper_rgb": (236.0, 235.0, 226.0),
+                "ink_rgb": (72.0, 52.0, 40.0), "stains": 6, "foxing": 60,
+                "blur_sigma": 0.7, "jpeg_quality": 60},
+}
+#: the fields that make the held-out style unique (training must draw none of these values)
+HELDOUT_MARKERS = {"water_style": "wavy", "lettering_font": "garamond"}
 MIN_SIZE = 256
 MAX_SIZE = 40000
 
@@ -107,6 +125,15 @@ class SheetParams:
     ink_fade: float = 0.1
     blur_sigma: float = 0.5
     jpeg_quality: int = 90
+    # drawing style (core.synth defaults reproduce the generator's own look; see STYLES)
+    style: str = "default"
+    water_style: str = "banks"
+    hatch_angle_offset: float = 0.0
+    hatch_spacing_factor: float = 1.0
+    hatch_width_px: float = 1.0
+    outline_dash_px: tuple[float, float] = (0.0, 0.0)
+    lettering_font: str = "liberation"
+    lettering_scale: float = 1.0
     # derived seed for the drawing (kept so a JSON reproduces the sheet)
     content_seed: int = 0
     # grid values printed in the margins (core.synth.gridlabels); "none" by default
@@ -143,6 +170,14 @@ def _size(size: int | tuple[int, int]) -> tuple[int, int]:
     return w, h
 
 
+def is_heldout(overrides: dict) -> bool:
+    """True if drawing-style ``overrides`` name the held-out style or one of its markers
+    (:data:`HELDOUT_MARKERS`): what training must never draw."""
+    if overrides.get("style", "default") == "heldout":
+        return True
+    return any(overrides.get(k) == v for k, v in HELDOUT_MARKERS.items())
+
+
 def make_params(seed: int, size: int | tuple[int, int] = 10000, *,
                 difficulty: float | None = None, spacing_px: float = 2363.0,
                 **overrides) -> SheetParams:
@@ -150,7 +185,9 @@ def make_params(seed: int, size: int | tuple[int, int] = 10000, *,
 
     ``difficulty`` None draws one from the seed. ``overrides`` may set any
     :class:`SheetParams` field (e.g. ``orientation="rot90"``, ``tilt_deg=12``,
-    ``jpeg_quality=95``); an unknown name is an InputError.
+    ``jpeg_quality=95``); an unknown name is an InputError. ``style`` names a preset of
+    :data:`STYLES` applied before the other overrides (the same seed draws the same layout
+    in every style).
     """
     width, height = _size(size)
     unknown = sorted(set(overrides) - FIELD_NAMES)
@@ -243,7 +280,10 @@ def make_params(seed: int, size: int | tuple[int, int] = 10000, *,
     p.label_missing = float(lab.uniform(0.0, 0.25))
     p.label_distractors = int(lab.integers(0, 3))
 
-    for k, v in overrides.items():
+    style = overrides.get("style", "default")
+    if style not in STYLES:
+        raise InputError(f"style must be one of {', '.join(STYLES)}, not {style!r}")
+    for k, v in {**STYLES[style], **overrides}.items():
         setattr(p, k, v)
     _validate(p)
     return p
@@ -278,6 +318,20 @@ def _validate(p: SheetParams) -> None:
                                "oldstyle"):
         raise InputError("margin_labels must be none, full, grouped, thousands, unsigned or "
                          f"oldstyle, not {p.margin_labels!r}")
+    if p.water_style not in WATER_STYLES:
+        raise InputError(f"water_style must be one of {', '.join(WATER_STYLES)}, not "
+                         f"{p.water_style!r}")
+    if p.lettering_font not in LETTERING_FONTS:
+        raise InputError(f"lettering_font must be one of {', '.join(LETTERING_FONTS)}, not "
+                         f"{p.lettering_font!r}")
+    if not (0.3 <= p.hatch_spacing_factor <= 4.0 and 0.5 <= p.hatch_width_px <= 6.0
+            and 0.3 <= p.lettering_scale <= 3.0):
+        raise InputError("hatch_spacing_factor must be 0.3-4, hatch_width_px 0.5-6 and "
+                         "lettering_scale 0.3-3")
+    dash, gap = (float(v) for v in p.outline_dash_px)
+    if gap < 0 or dash < 0 or (gap > 0 and dash < 2 * gap):
+        raise InputError("outline_dash_px must be (dash, gap) px with dash >= 2 x gap, or "
+                         "(0, 0) for solid outlines")
     if p.label_sides not in (2, 4):
         raise InputError(f"label_sides must be 2 or 4, not {p.label_sides}")
     if p.label_font not in ("serif", "sans", "serif-bold", "serif-italic"):

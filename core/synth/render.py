@@ -122,7 +122,7 @@ def draw_content(ink: np.ndarray, red: np.ndarray, frame: Polygon, p: SheetParam
 
     outline = p.outline_width_px
     if river is not None:
-        draw_river(ink, river, r_deco, scale, outline)
+        draw_river(ink, river, r_deco, scale, outline, p.water_style)
         draw_bridges(ink, river, outline)
     for rail in rails:
         draw_railway(ink, rail, r_deco, scale)
@@ -152,7 +152,7 @@ def render(p: SheetParams, progress: ProgressCallback | None = None) -> Rendered
 
     ink = np.zeros(shape, np.uint8)
     red = np.zeros(shape, np.uint8)
-    letters = text.Lettering()
+    letters = text.Lettering(family=p.lettering_font, scale=p.lettering_scale)
     stats: dict = {}
     blocks: list[Block] = []
     if p.content == "full":

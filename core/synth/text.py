@@ -2,8 +2,9 @@
 
 Labels are rendered with Pillow TrueType fonts into small grey patches (255 = ink), turned to
 their angle and merged into an ink layer. Fonts come from the Debian packages
-fonts-dejavu-core, fonts-liberation2 and fonts-ebgaramond; when none is found Pillow's
-built-in bitmap font is scaled instead, and the fonts actually used are reported.
+fonts-dejavu-core, fonts-liberation2 and fonts-ebgaramond (old-style figures of grid labels,
+the ``garamond`` family of the held-out style); when none is found Pillow's built-in bitmap
+font is scaled instead, and the fonts actually used are reported.
 """
 
 from __future__ import annotations
@@ -32,6 +33,29 @@ FONT_FILES = {
     "sans": ("LiberationSans-Regular.ttf", "DejaVuSans.ttf"),
     # old-style figures by default (engraved grid values of the 1830s)
     "oldstyle": ("EBGaramond12-Bold.otf", "EBGaramond12-Regular.otf", "DejaVuSerif-Bold.ttf"),
+}
+_SANS = {"serif-italic": ("LiberationSans-Italic.ttf", "DejaVuSans-Oblique.ttf"),
+         "serif": ("LiberationSans-Regular.ttf", "DejaVuSans.ttf"),
+         "serif-bold": ("LiberationSans-Bold.ttf", "DejaVuSans-Bold.ttf"),
+         "serif-bold-italic": ("LiberationSans-BoldItalic.ttf", "DejaVuSans-BoldOblique.ttf"),
+         "serif-condensed": ("DejaVuSansCondensed.ttf", "LiberationSans-Regular.ttf"),
+         "serif-condensed-italic": ("DejaVuSansCondensed-Oblique.ttf",
+                                    "LiberationSans-Italic.ttf"),
+         "sans": ("DejaVuSans.ttf", "LiberationSans-Regular.ttf")}
+_GARAMOND_ITALIC = ("EBGaramond12-Italic.otf", "EBGaramond08-Italic.otf")
+_GARAMOND = ("EBGaramond12-Regular.otf", "EBGaramond08-Regular.otf")
+#: font family (``SheetParams.lettering_font``) -> style -> candidate files, first found
+#: wins; the family's fonts come first, then the ``liberation`` family's as a fallback
+FAMILIES: dict[str, dict[str, tuple[str, ...]]] = {
+    "liberation": FONT_FILES,
+    "dejavu": {k: v[::-1] for k, v in FONT_FILES.items()},
+    "sans": _SANS,
+    "condensed": {k: ("DejaVuSerifCondensed-Italic.ttf" if "italic" in k else
+                      "DejaVuSerifCondensed-Bold.ttf" if "bold" in k else
+                      "DejaVuSerifCondensed.ttf",) for k in FONT_FILES},
+    "garamond": {k: (_GARAMOND_ITALIC if "italic" in k else
+                     ("EBGaramond12-Bold.otf",) if "bold" in k else _GARAMOND)
+                 for k in FONT_FILES},
 }
 
 STREET_TYPES = ["Rue", "Rue", "Rue", "Rue", "R.", "Boulevard", "Avenue", "Passage", "Impasse",
@@ -74,9 +98,14 @@ DISTRICT_ORDINALS = ["1er", "2e", "3e", "4e", "5e", "6e", "7e", "8e", "9e", "10e
 
 
 @lru_cache(maxsize=64)
-def find_font(style: str) -> Path | None:
-    """The first installed font file for ``style`` (see FONT_FILES), or None."""
-    for name in FONT_FILES[style]:
+def find_font(style: str, family: str = "liberation") -> Path | None:
+    """The first installed font file for ``style`` in ``family`` (see FAMILIES), or None.
+    The ``oldstyle`` figures of grid labels are one font whatever the sheet's family."""
+    if style == "oldstyle":
+        names = FONT_FILES[style]
+    else:
+        names = FAMILIES[family][style] + (FONT_FILES[style] if family != "liberation" else ())
+    for name in names:
         for d in FONT_DIRS:
             p = d / name
             if p.is_file():
@@ -94,6 +123,8 @@ class Lettering:
     """Renders labels into ink layers and remembers the fonts used."""
 
     fonts_used: set[str] = field(default_factory=set)
+    family: str = "liberation"   #: font family (FAMILIES)
+    scale: float = 1.0           #: every label's size is multiplied by this
 
     def render(self, runs: list[tuple[str, float, float]], style: str, size_px: float,
                tracking: float = 0.0) -> np.ndarray:
@@ -103,15 +134,16 @@ class Lettering:
         after the other, e.g. ``[("6", 1, 0), ("e", 0.55, 0.45)]`` for a superscript.
         ``tracking``: extra space between letters, as a fraction of the size.
         """
-        path = find_font(style)
+        path = find_font(style, self.family)
         self.fonts_used.add(path.name if path is not None
                             else "Pillow default bitmap font (scaled)")
-        return _render_label(tuple(runs), style, max(6, round(size_px)), float(tracking))
+        return _render_label(tuple(runs), style, max(6, round(size_px * self.scale)),
+                             float(tracking), self.family)
 
     def measure(self, text_: str, style: str, size_px: float) -> tuple[float, float]:
         """Approximate (width, height) in pixels of ``text_`` rendered by :meth:`render`."""
-        size = max(6, round(size_px))
-        path = find_font(style)
+        size = max(6, round(size_px * self.scale))
+        path = find_font(style, self.family)
         if path is None:
             return 0.6 * size * len(text_), 1.1 * size
         font = _truetype(str(path), size)
@@ -140,9 +172,9 @@ class Lettering:
 
 @lru_cache(maxsize=4096)
 def _render_label(runs: tuple[tuple[str, float, float], ...], style: str, size: int,
-                  tracking: float) -> np.ndarray:
+                  tracking: float, family: str = "liberation") -> np.ndarray:
     """Render a label (see :meth:`Lettering.render`); cached, the result is read-only."""
-    path = find_font(style)
+    path = find_font(style, family)
     pieces = []
     for text, factor, rise in runs:
         s = max(5, round(size * factor))
