@@ -70,6 +70,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="blocks from the line network instead of the learned "
                          "block-interior network (no model; slower, lower PQ on generated "
                          "sheets)")
+    ap.add_argument("--line-shapes", action="store_true",
+                    help="shapes level: closed shapes from the classical line network "
+                         "instead of the learned edge network (models/edge_net.onnx)")
     add_batch_options(ap)
     return ap
 
@@ -88,7 +91,8 @@ def _process(image: Path, png: Path | None, gpkg: Path | None, mask: Path | None
              level: str, georef: Georeference | None, args: argparse.Namespace) -> None:
     check_outputs({"output": png, "gpkg": gpkg},
                   inputs=[image, mask, georef.points_file if georef else None])
-    settings = BlockSettings.for_level(level, scale=args.scale, block_net=not args.lines)
+    settings = BlockSettings.for_level(level, scale=args.scale, block_net=not args.lines,
+                                       edge_net=not args.line_shapes)
     seg = segment_sheet(image, mask, level=level, settings=settings)
     write_outputs(seg, level, png, gpkg, source=image.name, georef=georef,
                   tolerance=args.tolerance)
