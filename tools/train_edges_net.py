@@ -52,6 +52,7 @@ from core.blocks.net import EDGE_MODEL_PATH, edge_probability  # noqa: E402
 from core.blocks.pipeline import edge_lines, shapes_from_lines  # noqa: E402
 from core.imageio import read_image, read_mask  # noqa: E402
 from core.synth import generate_sheet, run_difficulty, sheet_seed  # noqa: E402
+from tools.train_blocks_net import WithSigmoid  # noqa: E402
 
 DEFAULT_CROP = ROOT.parent / "shared" / "data" / "paris-1925-sheet1-crop"
 GAP = 64                #: px kept between training columns and any column scored
@@ -100,17 +101,6 @@ class EdgeNet(nn.Module):
         d3 = self.dec3(torch.cat([self.up3(b), e3], 1))
         d2 = self.dec2(torch.cat([self.up2(d3), e2], 1))
         return self.head(self.dec1(torch.cat([self.up1(d2), e1], 1)))
-
-
-class WithSigmoid(nn.Module):
-    """The exported model: probabilities instead of logits."""
-
-    def __init__(self, net: nn.Module) -> None:
-        super().__init__()
-        self.net = net
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return torch.sigmoid(self.net(x))
 
 
 def half_targets(edges: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
