@@ -19,10 +19,11 @@ APT_PACKAGES := python3-qgis qgis-providers python3-gdal gdal-bin python3-venv p
 	qgis python3-opencv python3-skimage python3-tqdm xvfb xauth tesseract-ocr tesseract-ocr-eng
 
 BENCHES := metrics textdet chamfer-ap chart synth graticule georef georef-accuracy maparea blocks \
-	scale grid-labels
+	scale grid-labels real-shapes
 
 .PHONY: install system-packages test lint demo bench $(addprefix bench-,$(BENCHES)) zip \
-	transup transcompile readme screenshots train-blocks-net train-blocks-net-v2 crossval-real-edges clean
+	transup transcompile readme screenshots train-blocks-net train-blocks-net-v2 train-edges-net \
+	crossval-real-edges clean
 
 install: system-packages $(STAMP)
 
@@ -79,6 +80,13 @@ train-blocks-net: install
 train-blocks-net-v2: install
 	$(PIP) install -c constraints.txt -r requirements-train.txt
 	$(PYTHON) -m tools.train_blocks_net --recipe varied --sheets 48 --steps 2600 --stop-step 2160 --minutes 60
+
+# Dev only: retrain core/blocks/models/edge_net.onnx (the shapes level's edge network) on the
+# LEFT half of the real 1925 crop and a few generated sheets (torch, CPU; about 17 min).
+# Its test half is scored by `make bench-real-shapes`.
+train-edges-net: install
+	$(PIP) install -c constraints.txt -r requirements-train.txt
+	$(PYTHON) -m tools.train_edges_net --minutes 16 --steps 6000 --synth 6
 
 # Dev only: two-fold cross-validation of a learned edge map on the real 1925 crop (torch, CPU;
 # about 30 min). An experiment on the closed-shapes test set; no model is committed.

@@ -1,5 +1,6 @@
 """Two-fold cross-validation on the real 1925 crop: closed shapes from a learned edge map
-(dev only; an experiment, no model is committed: the crop is the closed-shapes test set).
+(dev only; an experiment, no model is committed from it: the shipped edge network of the
+shapes level is trained on the crop's left half only, by ``tools/train_edges_net.py``).
 
 Run from the repository root (needs requirements-train.txt: torch)::
 

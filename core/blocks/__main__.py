@@ -67,9 +67,12 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--scale", type=number("scale", minimum=0.05, maximum=20), default=1.0,
                     help="scan pixels per metre / 2.363 (default 1: 1:5000 at 300 dpi)")
     ap.add_argument("--lines", action="store_true",
-                    help="blocks from the line network instead of the learned "
-                         "block-interior network (no model; slower, lower PQ on generated "
-                         "sheets)")
+                    help="no learned model: blocks (and closed shapes) from the line "
+                         "network instead of the block-interior and edge networks "
+                         "(slower, lower PQ on generated sheets)")
+    ap.add_argument("--line-shapes", action="store_true",
+                    help="shapes level: closed shapes from the classical line network "
+                         "instead of the learned edge network (models/edge_net.onnx)")
     add_batch_options(ap)
     return ap
 
@@ -88,7 +91,8 @@ def _process(image: Path, png: Path | None, gpkg: Path | None, mask: Path | None
              level: str, georef: Georeference | None, args: argparse.Namespace) -> None:
     check_outputs({"output": png, "gpkg": gpkg},
                   inputs=[image, mask, georef.points_file if georef else None])
-    settings = BlockSettings.for_level(level, scale=args.scale, block_net=not args.lines)
+    settings = BlockSettings.for_level(level, scale=args.scale, block_net=not args.lines,
+                                       edge_net=not (args.lines or args.line_shapes))
     seg = segment_sheet(image, mask, level=level, settings=settings)
     write_outputs(seg, level, png, gpkg, source=image.name, georef=georef,
                   tolerance=args.tolerance)

@@ -1,4 +1,9 @@
-"""Block-interior probability from the small network in ``models/block_net.onnx`` (OpenCV DNN).
+"""Block-interior and edge probabilities from the small networks in ``models/`` (OpenCV DNN).
+
+``block_probability``: ``models/block_net.onnx``; ``edge_probability``: the closed-shape edge
+network of the shapes level, ``models/edge_net.onnx`` (see its card, models/EDGE_MODEL.md,
+trained by ``tools/train_edges_net.py``; full-resolution input, half-resolution output, its
+edge threshold in ``edge_net.json``).
 
 The network (see models/MODEL.md, trained by ``tools/train_blocks_net.py`` on ``core.synth``
 sheets) reads the sheet reduced ``input_reduce`` times (INTER_AREA), RGB scaled to
@@ -23,9 +28,10 @@ import numpy as np
 from ..errors import InputError
 
 MODEL_PATH = Path(__file__).resolve().parent / "models" / "block_net.onnx"
+EDGE_MODEL_PATH = MODEL_PATH.with_name("edge_net.onnx")
 
 _lock = threading.Lock()
-_nets: dict[str, tuple[cv2.dnn.Net, NetGeometry]] = {}
+_nets: dict[tuple[str, int], tuple[cv2.dnn.Net, NetGeometry]] = {}
 
 
 @dataclass(frozen=True)
@@ -37,22 +43,27 @@ class NetGeometry:
     input_multiple: int = 8  #: input sides must be multiples of this
     tile: int = 512          #: tile size (multiple of input_multiple and output_stride)
     overlap: int = 48        #: overlap between tiles, margins discarded (multiple of stride)
+    threshold: float = 0.5   #: probability above which a pixel is positive (edge network)
 
 
 def load_net(path: Path = MODEL_PATH) -> tuple[cv2.dnn.Net, NetGeometry]:
     """The OpenCV DNN network of ``path`` and its geometry (``path`` with suffix .json),
-    read once per process."""
-    key = str(path)
+    read once per process (again if the model file changes)."""
+    meta = Path(path).with_suffix(".json")
+    try:
+        key = (str(path), Path(path).stat().st_mtime_ns)
+    except OSError as exc:
+        raise InputError(f"cannot load the network {path}: {exc}; reinstall the plugin") \
+            from None
     with _lock:
         if key not in _nets:
-            meta = Path(path).with_suffix(".json")
             try:
                 geometry = NetGeometry(**json.loads(meta.read_text()))
-                net = cv2.dnn.readNetFromONNX(key)
+                net = cv2.dnn.readNetFromONNX(key[0])
             except (OSError, ValueError, TypeError, cv2.error) as exc:
-                raise InputError(f"cannot load the block network {path} with {meta.name}: "
-                                 f"{exc}; reinstall the plugin or retrain it with "
-                                 "tools/train_blocks_net.py") from None
+                raise InputError(f"cannot load the network {path} with {meta.name}: "
+                                 f"{exc}; reinstall the plugin or retrain it (models/"
+                                 "MODEL.md, models/EDGE_MODEL.md)") from None
             _nets[key] = (net, geometry)
         return _nets[key]
 
@@ -112,7 +123,8 @@ def reduced_probability(small: np.ndarray, path: Path = MODEL_PATH,
     h, w = small.shape[:2]
     s = g.output_stride
     # pad to a multiple of the stride so that mirrored output cells line up exactly
-    padded = cv2.copyMakeBorder(small, 0, -h % s, 0, -w % s, cv2.BORDER_REFLECT)
+    padded = (cv2.copyMakeBorder(small, 0, -h % s, 0, -w % s, cv2.BORDER_REFLECT)
+              if h % s or w % s else small)
     views = FLIP_VIEWS if flips else FLIP_VIEWS[:1]
     total = np.zeros((padded.shape[0] // s, padded.shape[1] // s), np.float32)
     run = partial(_run, net, g)
@@ -134,7 +146,22 @@ def block_probability(rgb: np.ndarray, scale: float = 1.0, path: Path = MODEL_PA
     """
     height, width = rgb.shape[:2]
     factor = load_net(path)[1].input_reduce * scale
-    small = cv2.resize(rgb, (max(8, round(width / factor)), max(8, round(height / factor))),
-                       interpolation=cv2.INTER_AREA)
+    size = (max(8, round(width / factor)), max(8, round(height / factor)))
+    small = rgb if size == (width, height) else cv2.resize(rgb, size,
+                                                            interpolation=cv2.INTER_AREA)
     prob = reduced_probability(small, path, flips)
     return cv2.resize(prob, (width, height), interpolation=cv2.INTER_LINEAR)
+
+
+def edge_probability(rgb: np.ndarray, scale: float = 1.0,
+                     path: Path = EDGE_MODEL_PATH) -> np.ndarray:
+    """Closed-shape edge probability ``(H, W) uint8`` (0-255) of a full-resolution RGB
+    uint8 sheet, from the edge network (one run, no mirror images): computed on its
+    half-resolution output grid and enlarged back (bilinear). ``scale``: as
+    :func:`block_probability`."""
+    return block_probability(rgb, scale, path)
+
+
+def edge_model_available(path: Path = EDGE_MODEL_PATH) -> bool:
+    """Whether the edge network and its geometry file are installed."""
+    return path.is_file() and path.with_suffix(".json").is_file()

@@ -2,8 +2,11 @@
 
 Blocks come from the block-interior network (``net.py``, ``netfuse.py``): the sheet's
 block probability, mean of the sheet and two mirror images, thresholded, with the gaps
-graticule lines and folds cut bridged. Closed shapes (and the blocks with
-``BlockSettings.block_net=False``) come from the line network: ink map (red removed, text
+graticule lines and folds cut bridged. Closed shapes come from the edge network
+(``net.edge_probability``, ``BlockSettings.edge_net``, the default when
+``models/edge_net.onnx`` is installed: its edge map thresholded and thinned to one pixel),
+or from the classical line network (``edge_net=False``; also the blocks with
+``BlockSettings.block_net=False`` at the blocks level): ink map (red removed, text
 removed, graticule lines and folds erased), lettering touching line work erased, hatched
 areas emptied, thinning to a one-pixel line network with spurs removed and gaps closed,
 then the regions it encloses. Open space (street network, squares, river) is recognised by
@@ -31,7 +34,13 @@ from .gaps import (
 )
 from .ink import LongLine, drop_small_components, ink_map, ink_strength, long_thin_lines
 from .lettering import erase_lettering
-from .net import block_probability
+from .net import (
+    EDGE_MODEL_PATH,
+    block_probability,
+    edge_model_available,
+    edge_probability,
+    load_net,
+)
 from .netfuse import net_blocks
 from .settings import BlockSettings
 from .texture import erase_texture, hatch_areas
@@ -90,7 +99,12 @@ def line_network(strength: np.ndarray, mask: np.ndarray, long_lines: list[LongLi
     lines = thin(ink, s.thinning_iterations)
     del ink
     report(progress, 0.7, "spurs and gaps")
-    lines = prune_spurs(lines, s.px(s.spur_length))
+    return close_gaps(prune_spurs(lines, s.px(s.spur_length)), s)
+
+
+def close_gaps(lines: np.ndarray, s: BlockSettings) -> np.ndarray:
+    """A one-pixel line network (uint8 0/1) with its broken outlines closed: near and facing
+    line ends joined, corners and rays extended (the lengths and angles of ``s``)."""
     if s.corner_gap > 0:
         lines, _ = join_near_ends(lines, s.corner_gap * s.scale)
     if s.max_gap > 0:
@@ -104,6 +118,15 @@ def line_network(strength: np.ndarray, mask: np.ndarray, long_lines: list[LongLi
     if s.extend_to_line > 0:
         lines, _ = extend_ends(lines, s.extend_to_line * s.scale)
     return lines
+
+
+def edge_lines(prob: np.ndarray, threshold: float, s: BlockSettings) -> np.ndarray:
+    """The one-pixel line network (uint8 0/1) of an edge probability map (uint8 0-255):
+    pixels above ``threshold`` (0-1), thinned, spurs pruned (as the line network's), and
+    with ``s.edge_close_gaps`` its gaps closed (:func:`close_gaps`)."""
+    edges = (prob > round(threshold * 255)).astype(np.uint8)
+    lines = prune_spurs(thin(edges, s.thinning_iterations), s.px(s.spur_length))
+    return close_gaps(lines, s) if s.edge_close_gaps else lines
 
 
 def line_regions(lines: np.ndarray, mask: np.ndarray, s: BlockSettings
@@ -158,10 +181,15 @@ def segment_sheet(image: ImageLike, mask: ImageLike | np.ndarray | None = None, 
         report(progress, 0.05, "block network")
         prob = block_probability(rgb, s.scale, flips=s.net_flips)
     need_lines = level == "shapes" or prob is None
+    edge_prob = None
+    if level == "shapes" and s.edge_net and edge_model_available():
+        report(progress, 0.08, "edge network")
+        edge_prob = edge_probability(rgb, s.scale)
     # ink strength and graticule lines/folds: for the line network, and for the network's
     # blocks, whose gaps across those lines are bridged
     strength = long_lines = None
-    if need_lines or (s.remove_long_lines and s.net_bridge > 0):
+    bridge = prob is not None and s.remove_long_lines and s.net_bridge > 0
+    if (need_lines and edge_prob is None) or bridge:
         report(progress, 0.1, "ink")
         strength = ink_strength(rgb, s)
         long_lines = long_thin_lines(strength, map_mask, s) if s.remove_long_lines else []
@@ -172,7 +200,14 @@ def segment_sheet(image: ImageLike, mask: ImageLike | np.ndarray | None = None, 
         block_labels, n_blocks = net_blocks(prob, map_mask, s, net_lines)
         report(progress, 1.0, "done")
         return Segmentation(block_labels, n_blocks, None, 0, None, np.zeros(shape, np.uint8))
-    lines = line_network(strength, map_mask, long_lines, s, progress)
+    if edge_prob is None:
+        lines = line_network(strength, map_mask, long_lines, s, progress)
+    else:
+        report(progress, 0.55, "thinning the edges")
+        threshold = (load_net(EDGE_MODEL_PATH)[1].threshold if s.edge_threshold is None
+                     else s.edge_threshold)
+        lines = edge_lines(edge_prob, threshold, s)
+        del edge_prob
     del strength
     report(progress, 0.8, "regions")
     labels, n, area, street = line_regions(lines, map_mask, s)

@@ -75,6 +75,10 @@ class BlockSettings:
     net_open: int = 3              #: opening radius removing bridges and slivers
     net_bridge: int = 5            #: gaps cut by long thin lines are closed up to 2x this
     net_fill_holes: int = 250_000  #: holes enclosed by a block up to this area (px) are filled
+    # closed-shape edge network (models/edge_net.onnx, OpenCV DNN; shapes level)
+    edge_net: bool = True          #: shapes from the edge network if installed (else lines)
+    edge_threshold: float | None = None  #: edge probability threshold (None: the model's)
+    edge_close_gaps: bool = False  #: close the gaps of the thinned edges as the line network's
 
     @classmethod
     def for_level(cls, level: str, **changes) -> BlockSettings:
