@@ -108,8 +108,8 @@ def main() -> None:
     if args.styles_only:
         return
 
-    from core.blocks import BlockSettings, layers_for, segment_sheet
-    from core.blocks.evaluate import blocks_reference, closed_shapes_reference, shapes_quality
+    from core.blocks import layers_for, segment_sheet
+    from core.blocks.evaluate import closed_shapes_reference, shapes_quality
     from core.blocks.rings import vertex_count
     from core.imageio import read_mask
     from core.metrics.panoptic import panoptic_quality
@@ -159,15 +159,25 @@ def main() -> None:
             for layer in layers)
         print(f"polygons, real crop (shapes level, tolerance 1.5 px): {counts}  "
               f"{time.perf_counter() - t:.1f} s", flush=True)
-        reference, ignored = blocks_reference(edges, mask)
-        for name, net in (("network, default", True), ("line network", False)):
-            t = time.perf_counter()
-            seg = segment_sheet(REAL_CROP / "INPUT.jpg", mask, level="blocks",
-                                settings=BlockSettings.for_level("blocks", block_net=net))
-            r = shapes_quality(reference, ignored, seg.blocks > 0)
-            print(f"blocks ({name}), real crop against the proxy reference: PQ {r.pq:.3f} "
-                  f"SQ {r.sq:.3f} RQ {r.rq:.3f} ({r.n_matched}/{r.n_ref} blocks, "
-                  f"{r.n_pred} predicted)  {time.perf_counter() - t:.1f} s")
+        score_blocks_proxy(REAL_CROP / "INPUT.jpg", mask, edges, "real crop")
+
+
+def score_blocks_proxy(image, mask: np.ndarray, edges: np.ndarray, where: str) -> None:
+    """Print the blocks PQ of the block network and of the line network against the proxy
+    reference ``core.blocks.evaluate.blocks_reference`` built from ``edges`` (image: path
+    or RGB array; mask and edges of the same size)."""
+    from core.blocks import BlockSettings, segment_sheet
+    from core.blocks.evaluate import blocks_reference, shapes_quality
+
+    reference, ignored = blocks_reference(edges, mask)
+    for name, net in (("network, default", True), ("line network", False)):
+        t = time.perf_counter()
+        seg = segment_sheet(image, mask, level="blocks",
+                            settings=BlockSettings.for_level("blocks", block_net=net))
+        r = shapes_quality(reference, ignored, seg.blocks > 0)
+        print(f"blocks ({name}), {where} against the proxy reference: PQ {r.pq:.3f} "
+              f"SQ {r.sq:.3f} RQ {r.rq:.3f} ({r.n_matched}/{r.n_ref} blocks, "
+              f"{r.n_pred} predicted)  {time.perf_counter() - t:.1f} s", flush=True)
 
 
 if __name__ == "__main__":

@@ -14,7 +14,10 @@ it". Then ``python -m core.blocks SHEET --level shapes -o PNG --gpkg GPKG`` runs
 of ``bench-output/sheets-<size>-s0`` in a child process (time and peak resident memory of
 the whole command; targets 60 s and 4 GB for 10000 px). ``--generated N`` (default 3)
 also scores both sources on N generated sheets of 3000 px (run seed 0) against their
-closed shapes (``SyntheticSheet.shapes_mask()``).
+closed shapes (``SyntheticSheet.shapes_mask()``). On each part of the crop scored, the
+blocks of the block network and of the line network are also scored against the proxy
+block reference (``core.blocks.evaluate.blocks_reference``), as ``bench_blocks`` does on
+the whole crop.
 
 Run: ``.venv/bin/python -m benchmarks.bench_real_shapes [--size 10000] [--no-sheet]
 [--whole] [--generated 3]``
@@ -30,7 +33,7 @@ from pathlib import Path
 
 import cv2
 
-from benchmarks.bench_blocks import run_command
+from benchmarks.bench_blocks import run_command, score_blocks_proxy
 from benchmarks.bench_maparea import REAL_CROP, generated_sheets
 
 SPLIT = 4500   #: first column of the crop's test half (issue 19)
@@ -60,6 +63,7 @@ def score_crop(crop: Path, first_column: int) -> None:
         print(f"shapes ({name}), real crop, {where}: PQ {r.pq:.3f} SQ {r.sq:.3f} RQ "
               f"{r.rq:.3f} ({r.n_matched}/{r.n_ref} shapes, {r.n_pred} predicted)  "
               f"{time.perf_counter() - t:.1f} s", flush=True)
+    score_blocks_proxy(rgb, mask, edges, f"real crop, {where}")
 
 
 def score_generated(count: int, size: int) -> None:
