@@ -44,6 +44,7 @@ from core.blocks.net import NetGeometry, tiled_probability  # noqa: E402
 from core.blocks.thinning import prune_spurs, thin  # noqa: E402
 from core.imageio import read_image, read_mask  # noqa: E402
 from tools.train_blocks_net import batch, conv, to_input  # noqa: E402
+from tools.train_edges_net import weighted_bce_step  # noqa: E402
 
 DEFAULT_CROP = ROOT.parent / "shared" / "data" / "paris-1925-sheet1-crop"
 DEFAULT_OUT = ROOT / "bench-output" / "crossval-real-edges.json"
@@ -129,12 +130,7 @@ def train_fold(crop: Path, fold: int, minutes: float) -> tuple[np.ndarray, int]:
             group["lr"] = LEARNING_RATE * (0.1 + 0.45 * (1 + np.cos(np.pi * elapsed
                                                                      / (minutes * 60))))
         x, y, w = batch(data, rng, BATCH, PATCH)
-        loss = nn.functional.binary_cross_entropy_with_logits(
-            model(x), y, pos_weight=pos_weight, reduction="none")
-        loss = (loss * w).sum() / w.sum().clamp(min=1.0)
-        optimiser.zero_grad()
-        loss.backward()
-        optimiser.step()
+        loss = weighted_bce_step(model, optimiser, x, y, w, pos_weight)
         steps += 1
         if steps % 200 == 0:
             print(f"fold {fold}: step {steps}, loss {loss.item():.4f}, {elapsed:.0f} s",

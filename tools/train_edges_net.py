@@ -147,6 +147,20 @@ def synth_data(count: int, size: int) -> list[tuple]:
     return out
 
 
+def weighted_bce_step(model: nn.Module, optimiser: torch.optim.Optimizer, x: torch.Tensor,
+                      y: torch.Tensor, w: torch.Tensor, pos_weight: torch.Tensor
+                      ) -> torch.Tensor:
+    """One optimiser step on the binary cross-entropy of the edge logits ``model(x)``
+    against ``y`` (both ``(N, 1, H, W)``), weighted per pixel by ``w`` (0 = ignored) and
+    ``pos_weight`` on edge pixels; returns the loss."""
+    loss = nn.functional.binary_cross_entropy_with_logits(
+        model(x), y, pos_weight=pos_weight, reduction="none")
+    loss = (loss * w).sum() / w.sum().clamp(min=1.0)
+    optimiser.zero_grad()
+    loss.backward()
+    optimiser.step()
+    return loss
+
 def jitter(im: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Tone jitter (float32 RGB 0-255): contrast, brightness, tint, gamma, blur or noise."""
     im = 255.0 * (np.clip(im, 0, 255) / 255.0) ** rng.uniform(0.8, 1.25)
@@ -271,12 +285,7 @@ def main() -> None:
         for group in opt.param_groups:
             group["lr"] = LEARNING_RATE * warm * (0.05 + 0.475 * (1 + np.cos(np.pi * progress)))
         x, y, w = batch(real, synth, args.synth_share, rng)
-        loss = nn.functional.binary_cross_entropy_with_logits(
-            model(x), y, pos_weight=pos_weight, reduction="none")
-        loss = (loss * w).sum() / w.sum().clamp(min=1.0)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
+        loss = weighted_bce_step(model, opt, x, y, w, pos_weight)
         step += 1
         running += float(loss.detach())
         if step % 100 == 0:
