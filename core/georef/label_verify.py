@@ -21,13 +21,13 @@ Pixel coordinates: x right, y down, full-resolution pixels (integer values at pi
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 
 import cv2
 import numpy as np
 
 from ..graticule.result import GraticuleResult
 from ..imageio import ImageLike, read_image
+from ..metrics.chart.strings import levenshtein
 from .grid_labels import Labelling, index_shift
 from .label_fit import LabelsUnreadableError, label_records, labelling_from_readings
 from .label_reader import (
@@ -82,24 +82,13 @@ class _Word:
     scores: np.ndarray                   # (2 orientations, strings) best correlation
 
 
-@lru_cache(maxsize=65536)
-def _distance(a: str, b: str) -> int:
-    """Levenshtein distance (insertions, deletions, substitutions) between two strings."""
-    row = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        prev, row[0] = row[0], i
-        for j, cb in enumerate(b, 1):
-            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (ca != cb))
-    return row[-1]
-
-
 def _similarity(text: str, strings: list[str]) -> np.ndarray:
     """How well a reading agrees with each string: 1 when equal, halved by each edit
     (insertion, deletion, substitution); 0 for an empty reading."""
     text = text.lstrip("-")
     if not text:
         return np.zeros(len(strings))
-    return np.array([0.5 ** _distance(text, s) for s in strings])
+    return np.array([0.5 ** levenshtein(text, s) for s in strings])
 
 
 def candidate_strings(step: float) -> list[str]:
