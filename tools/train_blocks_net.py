@@ -324,31 +324,39 @@ def to_input(rgb: np.ndarray) -> np.ndarray:
     return np.moveaxis(rgb.astype(np.float32) / 255.0 - 0.5, -1, -3)
 
 
+def tone_jitter(im: np.ndarray, rng: np.random.Generator, *, contrast: tuple[float, float],
+                shift: float, tint: float, blur_sigma: float, noise: float,
+                p_effect: float = 0.3, gamma: tuple[float, float] | None = None,
+                p_grey: float = 0.0) -> np.ndarray:
+    """Tone jitter of float32 RGB 0-255: grey with probability ``p_grey``, a ``gamma``
+    range, contrast (``contrast`` range) and brightness (+-``shift``), a per-channel tint
+    (+-``tint``), then each with probability ``p_effect`` a 3x3 blur (sigma 0.3 to
+    ``blur_sigma``) and Gaussian noise (sigma 2 to ``noise``). Not clipped."""
+    if p_grey and rng.random() < p_grey:
+        im = np.repeat(im.mean(axis=2, keepdims=True), 3, axis=2)
+    if gamma is not None:
+        im = 255.0 * (np.clip(im, 0, 255) / 255.0) ** rng.uniform(*gamma)
+    im = (im - 128) * rng.uniform(*contrast) + 128 + rng.uniform(-shift, shift)
+    im = im * rng.uniform(1 - tint, 1 + tint, size=3)
+    if rng.random() < p_effect:
+        im = cv2.GaussianBlur(im, (3, 3), rng.uniform(0.3, blur_sigma))
+    if rng.random() < p_effect:
+        im = im + rng.normal(0, rng.uniform(2, noise), im.shape)
+    return im
+
+
 def jitter_plain(im: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Tone jitter of the ``plain`` recipe: contrast, brightness, per-channel tint, blur or
     noise."""
-    im = (im - 128) * rng.uniform(0.75, 1.25) + 128 + rng.uniform(-25, 25)
-    im = im * rng.uniform(0.9, 1.1, size=3)
-    if rng.random() < 0.3:
-        im = cv2.GaussianBlur(im, (3, 3), rng.uniform(0.3, 1.0))
-    if rng.random() < 0.3:
-        im = im + rng.normal(0, rng.uniform(2, 8), im.shape)
-    return im
+    return tone_jitter(im, rng, contrast=(0.75, 1.25), shift=25, tint=0.1, blur_sigma=1.0,
+                       noise=8)
 
 
 def jitter_varied(im: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Tone jitter of the ``varied`` recipe: the plain one with a wider contrast range (faint
     scans), gamma, grey (other paper colours) and stronger blur."""
-    if rng.random() < 0.3:
-        im = np.repeat(im.mean(axis=2, keepdims=True), 3, axis=2)
-    im = 255.0 * (np.clip(im, 0, 255) / 255.0) ** rng.uniform(0.7, 1.4)
-    im = (im - 128) * rng.uniform(0.55, 1.25) + 128 + rng.uniform(-25, 25)
-    im = im * rng.uniform(0.9, 1.1, size=3)
-    if rng.random() < 0.3:
-        im = cv2.GaussianBlur(im, (3, 3), rng.uniform(0.3, 1.2))
-    if rng.random() < 0.3:
-        im = im + rng.normal(0, rng.uniform(2, 8), im.shape)
-    return im
+    return tone_jitter(im, rng, contrast=(0.55, 1.25), shift=25, tint=0.1, blur_sigma=1.2,
+                       noise=8, gamma=(0.7, 1.4), p_grey=0.3)
 
 
 def batch(data: list, rng: np.random.Generator, n: int, patch: int, recipe: str = "plain",

@@ -52,7 +52,7 @@ from core.blocks.net import EDGE_MODEL_PATH, edge_probability  # noqa: E402
 from core.blocks.pipeline import edge_lines, shapes_from_lines  # noqa: E402
 from core.imageio import read_image, read_mask  # noqa: E402
 from core.synth import generate_sheet, run_difficulty, sheet_seed  # noqa: E402
-from tools.train_blocks_net import WithSigmoid  # noqa: E402
+from tools.train_blocks_net import WithSigmoid, tone_jitter  # noqa: E402
 
 DEFAULT_CROP = ROOT.parent / "shared" / "data" / "paris-1925-sheet1-crop"
 GAP = 64                #: px kept between training columns and any column scored
@@ -163,14 +163,9 @@ def weighted_bce_step(model: nn.Module, optimiser: torch.optim.Optimizer, x: tor
 
 def jitter(im: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Tone jitter (float32 RGB 0-255): contrast, brightness, tint, gamma, blur or noise."""
-    im = 255.0 * (np.clip(im, 0, 255) / 255.0) ** rng.uniform(0.8, 1.25)
-    im = (im - 128) * rng.uniform(0.75, 1.2) + 128 + rng.uniform(-20, 20)
-    im = im * rng.uniform(0.92, 1.08, size=3)
-    if rng.random() < 0.25:
-        im = cv2.GaussianBlur(im, (3, 3), rng.uniform(0.3, 0.9))
-    if rng.random() < 0.25:
-        im = im + rng.normal(0, rng.uniform(2, 6), im.shape)
-    return np.clip(im, 0, 255)
+    return np.clip(tone_jitter(im, rng, contrast=(0.75, 1.2), shift=20, tint=0.08,
+                               blur_sigma=0.9, noise=6, p_effect=0.25, gamma=(0.8, 1.25)),
+                   0, 255)
 
 
 def sample(data: tuple, rng: np.random.Generator) -> tuple | None:
