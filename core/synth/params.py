@@ -37,7 +37,7 @@ STYLES: dict[str, dict] = {
                 "blur_sigma": 0.7, "jpeg_quality": 60},
 }
 #: the fields that make the held-out style unique (training must draw none of these values)
-HELDOUT_MARKERS = {"water_style": "wavy", "lettering_font": "garamond"}
+HELDOUT_MARKERS = {k: STYLES["heldout"][k] for k in ("water_style", "lettering_font")}
 MIN_SIZE = 256
 MAX_SIZE = 40000
 
