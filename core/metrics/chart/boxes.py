@@ -32,16 +32,17 @@ def rect_iou_matrix(a: np.ndarray, b: np.ndarray, *, plus_one: bool = False) -> 
     """IoU of every rectangle of ``a`` (n, 4) with every one of ``b`` (m, 4), ``x1 y1 x2 y2``.
 
     ``plus_one`` uses the inclusive-pixel convention of the 2019 task 2 script: widths are
-    ``x2 - x1 + 1``. A zero union gives nan, as numpy does.
+    ``x2 - x1 + 1``. A zero union gives nan, as numpy does; coordinates so large that an
+    area overflows give inf areas (IoU 0 or nan), as the scripts' Python floats do, silently.
     """
     e = 1.0 if plus_one else 0.0
     ax1, ay1, ax2, ay2 = (a[:, i:i + 1] for i in range(4))
     bx1, by1, bx2, by2 = (b[:, i][None, :] for i in range(4))
-    iw = np.maximum(np.minimum(ax2, bx2) - np.maximum(ax1, bx1) + e, 0)
-    ih = np.maximum(np.minimum(ay2, by2) - np.maximum(ay1, by1) + e, 0)
-    inter = iw * ih
-    union = (ax2 - ax1 + e) * (ay2 - ay1 + e) + (bx2 - bx1 + e) * (by2 - by1 + e) - inter
-    with np.errstate(invalid="ignore", divide="ignore"):
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        iw = np.maximum(np.minimum(ax2, bx2) - np.maximum(ax1, bx1) + e, 0)
+        ih = np.maximum(np.minimum(ay2, by2) - np.maximum(ay1, by1) + e, 0)
+        inter = iw * ih
+        union = (ax2 - ax1 + e) * (ay2 - ay1 + e) + (bx2 - bx1 + e) * (by2 - by1 + e) - inter
         return inter / union
 
 
