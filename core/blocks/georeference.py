@@ -108,27 +108,13 @@ def _affine_fit(pixel: np.ndarray, mapxy: np.ndarray) -> Callable[[np.ndarray], 
 
 
 def _parse_crs(text: str, source: Path):
-    """A pyproj CRS; core.georef's parser (which also finds PROJ's data) when available."""
-    try:
-        from ..georef.crs import parse_crs
-    except ImportError:
-        parse_crs = None
-    if parse_crs is not None:
-        try:
-            return parse_crs(text)
-        except InputError as exc:
-            raise InputError(f"{source}: {exc}") from None
-    if not (os.environ.get("PROJ_DATA") or os.environ.get("PROJ_LIB")):
-        for d in ("/usr/share/proj", "/usr/local/share/proj"):
-            if Path(d, "proj.db").is_file():
-                os.environ["PROJ_DATA"] = os.environ["PROJ_LIB"] = d
-                break
-    import pyproj
+    """A pyproj CRS, parsed by core.georef's parser (which also finds PROJ's data)."""
+    from ..georef.crs import parse_crs
 
     try:
-        return pyproj.CRS.from_user_input(text)
-    except pyproj.exceptions.CRSError:
-        raise InputError(f"{source}: the CRS {text[:60]!r} is not understood") from None
+        return parse_crs(text)
+    except InputError as exc:
+        raise InputError(f"{source}: {exc}") from None
 
 
 def load_georeference(target: str | os.PathLike, stem: str | None = None) -> Georeference:
