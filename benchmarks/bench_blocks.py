@@ -6,15 +6,17 @@ Chen et al., ICDAR 2021, labelled the same way: PQ 0.57, SQ 0.85, RQ 0.68); at m
 and 4 GB per 10000 x 10000 sheet, either level, PNG and GeoPackage included.
 
 Run: ``.venv/bin/python -m benchmarks.bench_blocks [--count 4] [--size 10000] [--seed 0]
-[--lines] [--style-count 4] [--style-size 5000] [--styles-only]`` (``--lines``: the
-generated sheets' blocks from the line network instead of the default block-interior
-network).
+[--lines] [--style-count 4] [--style-size 5000] [--styles-only] [--styles NAME ...]``
+(``--lines``: the generated sheets' blocks from the line network instead of the default
+block-interior network).
 
 Styles (issue 19): the blocks are also scored on ``--style-count`` sheets of
 ``--style-size`` px drawn in the generator's default style and, with the same seeds,
 sizes and layouts (so the same truth), in the held-out style ``core.synth --style
-heldout`` that the block network's training never draws; mean PQ per style (target 0.95
-on each). ``--styles-only`` runs this part alone.
+heldout`` that the block network's training never draws, and in the second held-out style
+``heldout-organic`` (that drawing on another layout too: irregular blocks of a grown
+town, so other truth); mean PQ per style (target 0.95 on each). ``--styles-only`` runs
+this part alone.
 Each sheet runs ``python -m core.blocks SHEET -o PNG --gpkg GPKG`` in a child process, so
 the time and the peak resident memory are those of the whole command; the PQ of its PNG is
 computed with ``core.metrics.panoptic`` (``python -m core.metrics T1`` gives the same). The
@@ -39,6 +41,9 @@ import numpy as np
 
 from benchmarks.bench_maparea import REAL_CROP, REPO, generated_sheets
 
+#: the drawing styles scored: the training's own and the two held out from it
+STYLE_NAMES = ("default", "heldout", "heldout-organic")
+
 _CHILD = """
 import resource, sys, time
 from core.blocks.__main__ import main
@@ -61,16 +66,17 @@ def run_command(sheet: Path, level: str, outdir: Path,
     return json.loads(out.stdout.strip().splitlines()[-1]), png
 
 
-def style_scores(count: int, size: int, seed: int, lines: bool = False) -> dict[str, float]:
-    """Mean blocks PQ per drawing style (default, heldout) on the same ``count`` sheets of
-    ``size`` px (run ``seed``); prints one line per sheet and one per style."""
+def style_scores(count: int, size: int, seed: int, lines: bool = False,
+                 styles: tuple[str, ...] = STYLE_NAMES) -> dict[str, float]:
+    """Mean blocks PQ per drawing style (:data:`STYLE_NAMES`) on ``count`` sheets of
+    ``size`` px each (run ``seed``); prints one line per sheet and one per style."""
     from core.blocks import BlockSettings, segment_sheet
     from core.imageio import read_mask
     from core.metrics.panoptic import panoptic_quality
 
     settings = BlockSettings.for_level("blocks", block_net=not lines)
     means = {}
-    for style in ("default", "heldout"):
+    for style in styles:
         pqs = []
         for k, sheet in enumerate(generated_sheets(count, size, seed, style)):
             truth = read_mask(sheet.with_name(sheet.name.replace("-INPUT.jpg",
@@ -102,9 +108,12 @@ def main() -> None:
                     help="size of the style comparison's sheets, px (default 5000)")
     ap.add_argument("--styles-only", action="store_true",
                     help="only the style comparison (default and held-out styles)")
+    ap.add_argument("--styles", nargs="+", choices=STYLE_NAMES, default=STYLE_NAMES,
+                    help="the styles compared (default: all)")
     args = ap.parse_args()
     if args.style_count > 0:
-        style_scores(args.style_count, args.style_size, args.seed, args.lines)
+        style_scores(args.style_count, args.style_size, args.seed, args.lines,
+                     tuple(args.styles))
     if args.styles_only:
         return
 

@@ -191,8 +191,8 @@ def training_style(recipe: str, seed: int,
     style = ({} if recipe == "plain" else sheet_style(seed, scale_range)
              if recipe == "varied" else random_style(seed, scale_range))
     if is_heldout(style):
-        raise SystemExit("refusing to train on the held-out style (core.synth STYLES "
-                         "'heldout'): it is kept for validation")
+        raise SystemExit("refusing to train on a held-out style (core.synth STYLES "
+                         "'heldout*'): they are kept for validation")
     return style
 
 

@@ -59,9 +59,11 @@ def build_parser() -> argparse.ArgumentParser:
                     help="print the grid values in the margins in this style (default none; "
                          "truth in NNN.json, grid_labels)")
     ap.add_argument("--style", choices=tuple(STYLES), default="default",
-                    help="drawing style: default, or heldout (the validation style that the "
+                    help="drawing style: default; heldout (a validation style that the "
                          "block network's training never draws: other water, hatching, "
-                         "outlines, lettering, paper and JPEG quality)")
+                         "outlines, lettering, paper and JPEG quality); heldout-organic "
+                         "(that drawing of another layout too: a grown town's irregular "
+                         "blocks)")
     return ap
 
 

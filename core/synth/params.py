@@ -22,11 +22,17 @@ ORIENTATIONS = ("axis", "tilted", "rot90")
 GOLDEN = (math.sqrt(5.0) - 1.0) / 2.0
 WATER_STYLES = ("banks", "horizontal", "wavy", "stipple", "cross", "none")
 LETTERING_FONTS = ("liberation", "dejavu", "sans", "condensed", "garamond")
+#: street layouts: "grid" (planned: a binary space partition, core.synth.blocks) and
+#: "organic" (a grown town: Voronoi blocks and radiating boulevards, core.synth.organic)
+STREET_LAYOUTS = ("grid", "organic")
 #: Named drawing styles: overrides applied after the seed's own draws (explicit overrides
-#: still win). ``heldout`` is the validation style that training never draws
-#: (tools/train_blocks_net.py refuses it): water in wavy horizontal lines, hatching turned
-#: 30 degrees, wider and bolder, outlines with small regular gaps, EB Garamond lettering
-#: (Debian fonts-ebgaramond), bluish-white paper with brown ink and many stains, JPEG 60.
+#: still win). The ``heldout*`` styles are validation styles that training never draws
+#: (tools/train_blocks_net.py refuses them). ``heldout``: water in wavy horizontal lines,
+#: hatching turned 30 degrees, wider and bolder, outlines with small regular gaps, EB
+#: Garamond lettering (Debian fonts-ebgaramond), bluish-white paper with brown ink and many
+#: stains, JPEG 60 (the layout of the default style). ``heldout-organic``: that drawing
+#: on another layout too, a grown town (irregular Voronoi blocks, bent boulevards leaving
+#: round squares) instead of the planned grid: nothing of it is what training draws.
 STYLES: dict[str, dict] = {
     "default": {},
     "heldout": {"water_style": "wavy", "hatch_angle_offset": 30.0,
@@ -36,8 +42,10 @@ STYLES: dict[str, dict] = {
                 "ink_rgb": (72.0, 52.0, 40.0), "stains": 6, "foxing": 60,
                 "blur_sigma": 0.7, "jpeg_quality": 60},
 }
-#: the fields that make the held-out style unique (training must draw none of these values)
-HELDOUT_MARKERS = {k: STYLES["heldout"][k] for k in ("water_style", "lettering_font")}
+STYLES["heldout-organic"] = {**STYLES["heldout"], "street_layout": "organic"}
+#: the fields that make a held-out style unique (training must draw none of these values)
+HELDOUT_MARKERS = {**{k: STYLES["heldout"][k] for k in ("water_style", "lettering_font")},
+                   "street_layout": "organic"}
 MIN_SIZE = 256
 MAX_SIZE = 40000
 
@@ -134,6 +142,7 @@ class SheetParams:
     outline_dash_px: tuple[float, float] = (0.0, 0.0)
     lettering_font: str = "liberation"
     lettering_scale: float = 1.0
+    street_layout: str = "grid"
     # derived seed for the drawing (kept so a JSON reproduces the sheet)
     content_seed: int = 0
     # grid values printed in the margins (core.synth.gridlabels); "none" by default
@@ -173,7 +182,7 @@ def _size(size: int | tuple[int, int]) -> tuple[int, int]:
 def is_heldout(overrides: dict) -> bool:
     """True if drawing-style ``overrides`` name the held-out style or one of its markers
     (:data:`HELDOUT_MARKERS`): what training must never draw."""
-    if overrides.get("style", "default") == "heldout":
+    if str(overrides.get("style", "default")).startswith("heldout"):
         return True
     return any(overrides.get(k) == v for k, v in HELDOUT_MARKERS.items())
 
@@ -321,6 +330,9 @@ def _validate(p: SheetParams) -> None:
     if p.water_style not in WATER_STYLES:
         raise InputError(f"water_style must be one of {', '.join(WATER_STYLES)}, not "
                          f"{p.water_style!r}")
+    if p.street_layout not in STREET_LAYOUTS:
+        raise InputError(f"street_layout must be one of {', '.join(STREET_LAYOUTS)}, not "
+                         f"{p.street_layout!r}")
     if p.lettering_font not in LETTERING_FONTS:
         raise InputError(f"lettering_font must be one of {', '.join(LETTERING_FONTS)}, not "
                          f"{p.lettering_font!r}")

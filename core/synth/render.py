@@ -34,6 +34,7 @@ from .geometry import GridAffine, SheetGeometry
 from .gridlabels import draw_grid_labels
 from .labels import draw_lettering
 from .masks import blocks_mask_output, map_mask_output
+from .organic import organic_street_network
 from .paper import fold_profile, paper_full
 from .params import SheetParams
 from .warp import Fold, random_warp
@@ -107,7 +108,8 @@ def draw_content(ink: np.ndarray, red: np.ndarray, frame: Polygon, p: SheetParam
     r_city, r_dress, r_deco, r_text = rngs
     scale = p.content_scale
     bounds = frame.bounds
-    cells, streets = street_network(r_city, bounds, scale)
+    layout = organic_street_network if p.street_layout == "organic" else street_network
+    cells, streets = layout(r_city, bounds, scale)
     river = make_river(r_deco, bounds, scale) if p.river else None
     rails = [make_railway(r_deco, bounds, scale) for _ in range(p.railways)]
     corridor_parts = [g.corridor for g in ([river] if river else []) + rails]

@@ -9,6 +9,7 @@ import pytest
 from core.errors import InputError
 from core.synth import generate_sheet, make_params, sheet_seed
 from core.synth.decorations import draw_river, make_river
+from core.synth.organic import organic_street_network
 from core.synth.params import HELDOUT_MARKERS, STYLES, is_heldout
 from core.synth.styles import random_style
 
@@ -83,13 +84,14 @@ def test_style_names_and_style_fields_are_checked():
 
 
 def test_training_styles_never_yield_the_heldout_style():
-    assert is_heldout({"style": "heldout"}) and is_heldout(STYLES["heldout"])
+    for name in ("heldout", "heldout-organic"):
+        assert is_heldout({"style": name}) and is_heldout(STYLES[name])
     seen_water, seen_fonts, qualities = set(), set(), []
     for seed in range(400):
         style = random_style(seed)
         assert not is_heldout(style)
         for key, value in HELDOUT_MARKERS.items():
-            assert style[key] != value
+            assert style.get(key) != value
         make_params(seed, 1000, **style)             # every drawn style is valid
         seen_water.add(style["water_style"])
         seen_fonts.add(style["lettering_font"])
@@ -97,3 +99,46 @@ def test_training_styles_never_yield_the_heldout_style():
     assert seen_water == {"banks", "horizontal", "cross", "stipple", "none"}
     assert seen_fonts == {"liberation", "dejavu", "sans", "condensed"}
     assert min(qualities) < 35 and max(qualities) > 90
+
+
+def _edge_angles(cells):
+    """Directions (degrees, 0-180) of the cells' sides, weighted by length."""
+    angles, lengths = [], []
+    for c in cells:
+        d = np.roll(c, -1, axis=0) - c
+        angles.append(np.degrees(np.arctan2(d[:, 1], d[:, 0])) % 180.0)
+        lengths.append(np.hypot(d[:, 0], d[:, 1]))
+    return np.concatenate(angles), np.concatenate(lengths)
+
+
+def test_organic_layout_has_irregular_blocks_apart_from_each_other():
+    from shapely.geometry import Polygon
+
+    cells, streets = organic_street_network(np.random.default_rng(3), (0, 0, 3000, 3000), 1.0)
+    polys = [Polygon(c) for c in cells]
+    assert len(polys) > 60 and all(p.is_valid for p in polys)
+    # blocks are set back from one another: no two overlap or touch
+    for i, p in enumerate(polys):
+        for q in polys[i + 1:]:
+            assert p.distance(q) > 5.0
+    # sides go every way, unlike the planned grid's mostly square streets
+    angles, lengths = _edge_angles(cells)
+    hist, _ = np.histogram(angles, bins=6, range=(0, 180), weights=lengths)
+    assert hist.min() > 0.08 * hist.sum()
+    assert any(s.level == 0 and s.width >= 45.0 for s in streets)       # boulevards
+    assert sum(s.level == 3 for s in streets) > len(cells)              # lanes between blocks
+
+
+def test_heldout_organic_style_draws_another_layout_with_its_truth():
+    grid = generate_sheet(4, 1500, difficulty=0.2)
+    organic = generate_sheet(4, 1500, difficulty=0.2, style="heldout-organic")
+    assert organic.params["street_layout"] == "organic" and organic.params["water_style"] == "wavy"
+    assert grid.params["street_layout"] == "grid"
+    a, b = grid.blocks_mask, organic.blocks_mask
+    assert b.mean() > 0.2 and (a & b).sum() / (a | b).sum() < 0.8   # other blocks, truth drawn
+    assert np.array_equal(grid.map_mask, organic.map_mask)         # same sheet otherwise
+    # the ink of the sheet follows its truth: block outlines are dark in the picture
+    gray = cv2.cvtColor(organic.image, cv2.COLOR_RGB2GRAY)
+    dark = gray < np.percentile(gray[organic.map_mask], 90) - 50
+    ring = (cv2.dilate(b.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0) & ~b
+    assert dark[ring].mean() > 0.7
