@@ -225,9 +225,10 @@ def export(model: nn.Module, out: Path, geometry: dict, check_rgb: np.ndarray) -
 def choose_threshold(val: tuple, out: Path) -> tuple[tuple[float, bool], dict]:
     """The threshold of :data:`THRESHOLDS`, and whether to close the gaps of the thinned
     edges (``BlockSettings.edge_close_gaps``), with the best closed-shapes PQ on the
-    validation strip (predicted with ``core.blocks`` and the exported model); every score."""
+    validation strip (predicted with ``core.blocks`` and the exported model, averaged over
+    the default ``BlockSettings.edge_views``, as at run time); every score."""
     rgb, edges, mask = val
-    prob = edge_probability(rgb, path=out)
+    prob = edge_probability(rgb, path=out, views=BlockSettings().edge_views)
     reference = closed_shapes_reference(edges.astype(np.uint8), mask)
     scores = {}
     for close in (False, True):

@@ -3,7 +3,8 @@
 ``block_probability``: ``models/block_net.onnx``; ``edge_probability``: the closed-shape edge
 network of the shapes level, ``models/edge_net.onnx`` (see its card, models/EDGE_MODEL.md,
 trained by ``tools/train_edges_net.py``; full-resolution input, half-resolution output, its
-edge threshold in ``edge_net.json``).
+edge threshold in ``edge_net.json``; ``views``: each tile also run transposed and the maps
+averaged).
 
 The network (see models/MODEL.md, trained by ``tools/train_blocks_net.py`` on ``core.synth``
 sheets) reads the sheet reduced ``input_reduce`` times (INTER_AREA), RGB scaled to
@@ -89,6 +90,30 @@ FLIP_VIEWS = ((slice(None), slice(None)), (slice(None), slice(None, None, -1)),
               (slice(None, None, -1), slice(None)))
 
 
+#: the views the edge network's probability is averaged over (``views``: the first 1, 2
+#: or 4), applied to each tile: identity, transpose, half turn, anti-transpose (each acts
+#: on the first two axes and is its own inverse)
+DIHEDRAL_VIEWS: tuple[Callable[[np.ndarray], np.ndarray], ...] = (
+    lambda a: a, lambda a: a.swapaxes(0, 1), lambda a: a[::-1, ::-1],
+    lambda a: a[::-1, ::-1].swapaxes(0, 1))
+
+
+def _run_views(net: cv2.dnn.Net, g: NetGeometry, views: int, tile: np.ndarray
+               ) -> np.ndarray:
+    """As :func:`_run`, the mean over the first ``views`` of :data:`DIHEDRAL_VIEWS` of the
+    tile (padded to the input multiple first, so the output cells line up exactly)."""
+    h, w = tile.shape[:2]
+    ph, pw = -h % g.input_multiple, -w % g.input_multiple
+    if ph or pw:
+        tile = cv2.copyMakeBorder(tile, 0, ph, 0, pw, cv2.BORDER_REFLECT)
+    total = None
+    for view in DIHEDRAL_VIEWS[:views]:
+        p = view(_run(net, g, np.ascontiguousarray(view(tile))))
+        total = p.copy() if total is None else total + p
+    s = g.output_stride
+    return total[:-(-h // s), :-(-w // s)] * np.float32(1 / views)
+
+
 def tiled_probability(run: Callable[[np.ndarray], np.ndarray], g: NetGeometry,
                       small: np.ndarray) -> np.ndarray:
     """Probabilities ``float32`` on the output grid of ``small`` (sides multiples of the
@@ -113,53 +138,57 @@ def tiled_probability(run: Callable[[np.ndarray], np.ndarray], g: NetGeometry,
 
 
 def reduced_probability(small: np.ndarray, path: Path = MODEL_PATH,
-                        flips: bool = False) -> np.ndarray:
+                        flips: bool = False, views: int = 1) -> np.ndarray:
     """Block probability ``uint8`` (0-255) of an RGB image already reduced
     ``input_reduce`` times, on the output grid: ``(ceil(h / s), ceil(w / s))``, ``s`` the
     model's output stride. With ``flips`` the mean over the image and its left-right and
     up-down mirror images (three runs; steadier on drawing styles unlike the training
-    sheets)."""
+    sheets). ``views`` (1, 2 or 4): each tile's probability is the mean over the first
+    ``views`` of :data:`DIHEDRAL_VIEWS` (one run each)."""
+    if views not in (1, 2, 4):
+        raise ValueError(f"views must be 1, 2 or 4, not {views}")
     net, g = load_net(path)
     h, w = small.shape[:2]
     s = g.output_stride
     # pad to a multiple of the stride so that mirrored output cells line up exactly
     padded = (cv2.copyMakeBorder(small, 0, -h % s, 0, -w % s, cv2.BORDER_REFLECT)
               if h % s or w % s else small)
-    views = FLIP_VIEWS if flips else FLIP_VIEWS[:1]
+    mirrors = FLIP_VIEWS if flips else FLIP_VIEWS[:1]
     total = np.zeros((padded.shape[0] // s, padded.shape[1] // s), np.float32)
-    run = partial(_run, net, g)
-    for view in views:
+    run = partial(_run_views, net, g, views) if views > 1 else partial(_run, net, g)
+    for view in mirrors:
         mirrored = np.ascontiguousarray(padded[view])
         total += tiled_probability(run, g, mirrored)[view]
-    prob = total * np.float32(255 / len(views))
+    prob = total * np.float32(255 / len(mirrors))
     return np.round(prob[:-(-h // s), :-(-w // s)]).astype(np.uint8)
 
 
 def block_probability(rgb: np.ndarray, scale: float = 1.0, path: Path = MODEL_PATH,
-                      flips: bool = False) -> np.ndarray:
+                      flips: bool = False, views: int = 1) -> np.ndarray:
     """Block probability ``(H, W) uint8`` (0-255) of a full-resolution RGB uint8 sheet.
 
     The sheet is reduced ``input_reduce * scale`` times (``scale``: as
     :attr:`BlockSettings.scale`, scan pixels per metre / 2.363; the network was trained at
-    1), the network runs on tiles (``flips``: see :func:`reduced_probability`), and the
-    result is enlarged back (bilinear).
+    1), the network runs on tiles (``flips``, ``views``: see :func:`reduced_probability`),
+    and the result is enlarged back (bilinear).
     """
     height, width = rgb.shape[:2]
     factor = load_net(path)[1].input_reduce * scale
     size = (max(8, round(width / factor)), max(8, round(height / factor)))
     small = rgb if size == (width, height) else cv2.resize(rgb, size,
                                                             interpolation=cv2.INTER_AREA)
-    prob = reduced_probability(small, path, flips)
+    prob = reduced_probability(small, path, flips, views)
     return cv2.resize(prob, (width, height), interpolation=cv2.INTER_LINEAR)
 
 
 def edge_probability(rgb: np.ndarray, scale: float = 1.0,
-                     path: Path = EDGE_MODEL_PATH) -> np.ndarray:
+                     path: Path = EDGE_MODEL_PATH, views: int = 1) -> np.ndarray:
     """Closed-shape edge probability ``(H, W) uint8`` (0-255) of a full-resolution RGB
-    uint8 sheet, from the edge network (one run, no mirror images): computed on its
-    half-resolution output grid and enlarged back (bilinear). ``scale``: as
-    :func:`block_probability`."""
-    return block_probability(rgb, scale, path)
+    uint8 sheet, from the edge network: computed on its half-resolution output grid and
+    enlarged back (bilinear). ``scale``: as :func:`block_probability`. ``views`` (1, 2 or
+    4): the mean over each tile and its transpose (2), and their half turns (4); each view
+    is one more run of the network."""
+    return block_probability(rgb, scale, path, views=views)
 
 
 def edge_model_available(path: Path = EDGE_MODEL_PATH) -> bool:

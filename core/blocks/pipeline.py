@@ -4,7 +4,8 @@ Blocks come from the block-interior network (``net.py``, ``netfuse.py``): the sh
 block probability, mean of the sheet and two mirror images, thresholded, with the gaps
 graticule lines and folds cut bridged. Closed shapes come from the edge network
 (``net.edge_probability``, ``BlockSettings.edge_net``, the default when
-``models/edge_net.onnx`` is installed: its edge map thresholded and thinned to one pixel),
+``models/edge_net.onnx`` is installed: its edge map, averaged over each tile and its
+transpose (``BlockSettings.edge_views``), thresholded and thinned to one pixel),
 or from the classical line network (``edge_net=False``; also the blocks with
 ``BlockSettings.block_net=False`` at the blocks level): ink map (red removed, text
 removed, graticule lines and folds erased), lettering touching line work erased, hatched
@@ -184,7 +185,7 @@ def segment_sheet(image: ImageLike, mask: ImageLike | np.ndarray | None = None, 
     edge_prob = None
     if level == "shapes" and s.edge_net and edge_model_available():
         report(progress, 0.08, "edge network")
-        edge_prob = edge_probability(rgb, s.scale)
+        edge_prob = edge_probability(rgb, s.scale, views=s.edge_views)
     # ink strength and graticule lines/folds: for the line network, and for the network's
     # blocks, whose gaps across those lines are bridged
     strength = long_lines = None

@@ -78,6 +78,8 @@ class BlockSettings:
     # closed-shape edge network (models/edge_net.onnx, OpenCV DNN; shapes level)
     edge_net: bool = True          #: shapes from the edge network if installed (else lines)
     edge_threshold: float | None = None  #: edge probability threshold (None: the model's)
+    #: edge map averaged over each tile and its transpose (2), their half turns too (4), or not (1)
+    edge_views: int = 2
     edge_close_gaps: bool = False  #: close the gaps of the thinned edges as the line network's
 
     @classmethod
