@@ -163,32 +163,58 @@ def reduced_probability(small: np.ndarray, path: Path = MODEL_PATH,
     return np.round(prob[:-(-h // s), :-(-w // s)]).astype(np.uint8)
 
 
+def needed_window(mask: np.ndarray, margin: int, align: int = 64) -> tuple[slice, slice]:
+    """The part of a sheet a network must see for the pixels of ``mask`` ((H, W) bool,
+    True where results are used): the mask's bounding box grown by ``margin`` px, its
+    origin on a multiple of ``align`` px (so reduced grids line up), within the sheet.
+    The whole sheet when the mask is empty."""
+    height, width = mask.shape
+    x, y, w, h = cv2.boundingRect(mask.view(np.uint8) if mask.dtype == bool else mask)
+    if w == 0 or h == 0:
+        return slice(0, height), slice(0, width)
+    y0, x0 = max(0, y - margin) // align * align, max(0, x - margin) // align * align
+    return slice(y0, min(height, y + h + margin)), slice(x0, min(width, x + w + margin))
+
+
 def block_probability(rgb: np.ndarray, scale: float = 1.0, path: Path = MODEL_PATH,
-                      flips: bool = False, views: int = 1) -> np.ndarray:
+                      flips: bool = False, views: int = 1,
+                      mask: np.ndarray | None = None) -> np.ndarray:
     """Block probability ``(H, W) uint8`` (0-255) of a full-resolution RGB uint8 sheet.
 
     The sheet is reduced ``input_reduce * scale`` times (``scale``: as
     :attr:`BlockSettings.scale`, scan pixels per metre / 2.363; the network was trained at
     1), the network runs on tiles (``flips``, ``views``: see :func:`reduced_probability`),
-    and the result is enlarged back (bilinear).
+    and the result is enlarged back (bilinear). ``mask`` ((H, W) bool, e.g. the map area):
+    the network only runs on its bounding box grown by twice the tiles' overlap (in full
+    pixels; beyond any cell the mask's pixels depend on), the rest of the result is 0.
     """
     height, width = rgb.shape[:2]
-    factor = load_net(path)[1].input_reduce * scale
-    size = (max(8, round(width / factor)), max(8, round(height / factor)))
-    small = rgb if size == (width, height) else cv2.resize(rgb, size,
-                                                            interpolation=cv2.INTER_AREA)
-    prob = reduced_probability(small, path, flips, views)
-    return cv2.resize(prob, (width, height), interpolation=cv2.INTER_LINEAR)
+    g = load_net(path)[1]
+    factor = g.input_reduce * scale
+    rows, cols = (slice(0, height), slice(0, width)) if mask is None else needed_window(
+        mask, round(2 * g.overlap * factor))
+    crop = rgb[rows, cols]
+    ch, cw = crop.shape[:2]
+    size = (max(8, round(cw / factor)), max(8, round(ch / factor)))
+    small = crop if size == (cw, ch) else cv2.resize(crop, size, interpolation=cv2.INTER_AREA)
+    prob = cv2.resize(reduced_probability(small, path, flips, views), (cw, ch),
+                      interpolation=cv2.INTER_LINEAR)
+    if (ch, cw) == (height, width):
+        return prob
+    out = np.zeros((height, width), np.uint8)
+    out[rows, cols] = prob
+    return out
 
 
 def edge_probability(rgb: np.ndarray, scale: float = 1.0,
-                     path: Path = EDGE_MODEL_PATH, views: int = 1) -> np.ndarray:
+                     path: Path = EDGE_MODEL_PATH, views: int = 1,
+                     mask: np.ndarray | None = None) -> np.ndarray:
     """Closed-shape edge probability ``(H, W) uint8`` (0-255) of a full-resolution RGB
     uint8 sheet, from the edge network: computed on its half-resolution output grid and
     enlarged back (bilinear). ``scale``: as :func:`block_probability`. ``views`` (1, 2 or
     4): the mean over each tile and its transpose (2), and their half turns (4); each view
-    is one more run of the network."""
-    return block_probability(rgb, scale, path, views=views)
+    is one more run of the network. ``mask``: as :func:`block_probability`."""
+    return block_probability(rgb, scale, path, views=views, mask=mask)
 
 
 def edge_model_available(path: Path = EDGE_MODEL_PATH) -> bool:

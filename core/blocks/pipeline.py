@@ -180,12 +180,12 @@ def segment_sheet(image: ImageLike, mask: ImageLike | np.ndarray | None = None, 
     prob = None
     if s.block_net:
         report(progress, 0.05, "block network")
-        prob = block_probability(rgb, s.scale, flips=s.net_flips)
+        prob = block_probability(rgb, s.scale, flips=s.net_flips, mask=map_mask)
     need_lines = level == "shapes" or prob is None
     edge_prob = None
     if level == "shapes" and s.edge_net and edge_model_available():
         report(progress, 0.08, "edge network")
-        edge_prob = edge_probability(rgb, s.scale, views=s.edge_views)
+        edge_prob = edge_probability(rgb, s.scale, views=s.edge_views, mask=map_mask)
     # ink strength and graticule lines/folds: for the line network, and for the network's
     # blocks, whose gaps across those lines are bridged
     strength = long_lines = None

@@ -94,3 +94,24 @@ def test_mirror_averaged_probability_is_the_mean_of_the_three_views(sheet):
     odd = reduced_probability(np.ascontiguousarray(small[:767, :991]), flips=True)
     assert odd.shape == (384, 496)
     assert np.abs(odd[:380, :490].astype(int) - prob[:380, :490]).mean() < 1
+
+
+def test_a_mask_limits_the_network_to_its_bounding_box(sheet):
+    from core.blocks.net import needed_window
+
+    mask = np.zeros(sheet.map_mask.shape, bool)
+    mask[700:1300, 500:1100] = True
+    rows, cols = needed_window(mask, 100)
+    assert (rows.start, rows.stop, cols.start, cols.stop) == (576, 1400, 384, 1200)
+    g = load_net()[1]
+    rows, cols = needed_window(mask, 2 * g.overlap * g.input_reduce)   # the network's margin
+    assert (rows.start, cols.stop) == (128, 1612)
+    whole = block_probability(sheet.image)
+    part = block_probability(sheet.image, mask=mask)
+    outside = np.ones(mask.shape, bool)
+    outside[rows, cols] = False
+    assert not part[outside].any()                       # nothing computed there
+    diff = np.abs(part[mask].astype(int) - whole[mask])
+    assert diff.mean() < 1.0 and np.mean(diff > 25) < 0.002   # the same blocks in the mask
+    empty = np.zeros_like(mask)
+    assert needed_window(empty, 100) == (slice(0, 2000), slice(0, 2000))
