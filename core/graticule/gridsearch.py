@@ -14,13 +14,21 @@ as much per pixel as a black outline: length, not darkness, decides.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import cv2
 import numpy as np
 
 from .angles import angle_difference, rho_at
-from .coarse import CoarseScan, LineCandidate, candidate_lines, ridge_image, scan_lines
+from .coarse import (
+    CoarseScan,
+    LineCandidate,
+    candidate_lines,
+    pack_ridge,
+    ridge_image,
+    scan_lines,
+)
 
 RIDGE_HALF_WIDTH_HALF_RES = 2   # ridge test offset at half resolution (4 px at full)
 RIDGE_FLOOR = 3                 # ridges shallower than this (grey levels) are paper grain
@@ -43,6 +51,11 @@ class ReducedImages:
     fine_scale: int
     masked: bool   # a map-area mask was given (else frames must be told from grid lines)
     size: tuple[int, int]   # (width, height) of the full-resolution image
+
+    def __post_init__(self) -> None:
+        # each scan rotates these (see pack_ridge); made once for the dozen scans
+        self.coarse_packed = pack_ridge(self.coarse, self.coarse_valid)
+        self.fine_packed = pack_ridge(self.fine, self.fine_valid)
 
 
 @dataclass
@@ -106,7 +119,8 @@ def coarse_scan(images: ReducedImages, step_deg: float = 1.0) -> CoarseScan:
     s = images.coarse_scale
     angles = np.arange(-45.0, 135.0, step_deg)
     return scan_lines(images.coarse, images.coarse_valid, s, angles,
-                      strip_px=max(8, STRIP_PX // s), drift_px=2, drop_edges=not images.masked)
+                      strip_px=max(8, STRIP_PX // s), drift_px=2, drop_edges=not images.masked,
+                      packed=images.coarse_packed)
 
 
 def _peak_profiles(scan: CoarseScan) -> np.ndarray:
@@ -169,13 +183,15 @@ def families_near_angle(images: ReducedImages, angle_deg: float, *, fine: bool,
     """
     if fine:
         img, valid, s = images.fine, images.fine_valid, images.fine_scale
+        packed = images.fine_packed
     else:
         img, valid, s = images.coarse, images.coarse_valid, images.coarse_scale
+        packed = images.coarse_packed
     angles = np.arange(angle_deg - half_range_deg, angle_deg + half_range_deg + 1e-9, step_deg)
     n = len(angles)
     scan = scan_lines(img, valid, s, np.r_[angles, angles + 90.0],
                       strip_px=max(8, STRIP_PX // s), drift_px=1, drop_edges=not images.masked,
-                      exact_deg=angle_deg)
+                      exact_deg=angle_deg, packed=packed)
     out = []
     for rows in (slice(0, n), slice(n, 2 * n)):
         family = scan.subset(rows)
@@ -190,12 +206,15 @@ def predicted_teeth(scan: CoarseScan, angle_deg: float, phase: float, spacing: f
     row = int(np.argmin(np.abs(scan.angles_deg - angle_deg)))
     lo = scan.rho_of(row, 0)
     hi = scan.rho_of(row, scan.canvas - 1)
-    ks = np.arange(np.ceil((lo - phase) / spacing), np.floor((hi - phase) / spacing) + 1)
-    # scan.column_of for every tooth at once
-    cols = np.round((phase + ks * spacing - scan.centre_rho[row]) / scan.scale
-                    + scan.canvas / 2).astype(int)
-    cols = cols[(cols >= 0) & (cols < scan.canvas)]
-    return int(np.count_nonzero(scan.strips[row, cols] >= MIN_TOOTH_STRIPS))
+    # scan.column_of for every tooth; plain floats: called hundreds of times on a few teeth
+    centre, scale, half = float(scan.centre_rho[row]), float(scan.scale), scan.canvas / 2
+    strips = scan.strips[row]
+    count = 0
+    for k in range(math.ceil((lo - phase) / spacing), math.floor((hi - phase) / spacing) + 1):
+        col = round((phase + float(k) * spacing - centre) / scale + half)
+        if 0 <= col < scan.canvas and strips[col] >= MIN_TOOTH_STRIPS:
+            count += 1
+    return count
 
 
 def comb_evidence(lines: list[LineCandidate], spacings: np.ndarray,
