@@ -228,10 +228,14 @@ def _tilted_cover_change(cover: np.ndarray, deltas_rad: np.ndarray) -> np.ndarra
     edge of the map that cuts a strip tilts, moving by ``column tan(delta)`` rows (column
     from the canvas centre), into the strip where the map starts in it (more map in the
     next strip than in the previous one), out of it where the map ends."""
-    padded = np.pad(cover, ((0, 0), (1, 1), (0, 0)))
-    side = np.sign(padded[:, 2:] - padded[:, :-2])
+    side = np.empty_like(cover)   # next strip's cover minus the previous one's (0 outside)
+    np.subtract(cover[:, 2:], cover[:, :-2], out=side[:, 1:-1])
+    side[:, 0] = cover[:, 1] if cover.shape[1] > 1 else 0.0
+    side[:, -1] = -cover[:, -2] if cover.shape[1] > 1 else 0.0
+    np.sign(side, out=side)
     columns = np.arange(cover.shape[2]) - cover.shape[2] / 2
-    return side * columns * np.tan(np.asarray(deltas_rad))[:, None, None]
+    # side is -1, 0 or 1: the product is exact in either order
+    return side * (columns[None, :] * np.tan(np.asarray(deltas_rad))[:, None])[:, None, :]
 
 
 def _column_scores(sums: np.ndarray, strip_px: int, drift_kernel: np.ndarray,
