@@ -263,12 +263,18 @@ def _column_scores(sums: np.ndarray, strip_px: int, drift_kernel: np.ndarray,
     rank = np.floor(quantile * np.maximum(n_full - 1, 0)).astype(int)
     q = np.take_along_axis(per_px, rank[..., None], axis=2)[..., 0]
     ok = n_full >= 2
-    for g in range(n_angles):
-        if edge_window:
+    if edge_window:
+        for g in range(n_angles):
             ok[g] &= ~_one_sided(ink[g].sum(axis=0), cover[g].sum(axis=0), edge_window)
-        if ok[g].sum() > 4:
-            baseline = np.median(q[g, ok[g]])   # what clutter alone gives along a line
-            scores[g, ok[g]] = (q[g, ok[g]] - baseline) * np.sqrt(n_full[g, ok[g]])
+    # what clutter alone gives along a line: each angle's median of q over its ok columns
+    # (np.median's value, for all angles at once: the others sorted past them as inf)
+    n_ok = ok.sum(axis=1)
+    ranked = np.sort(np.where(ok, q, np.inf), axis=1)
+    lo = ranked[np.arange(n_angles), np.maximum(n_ok - 1, 0) // 2]
+    hi = ranked[np.arange(n_angles), n_ok // 2]
+    baseline = np.where(n_ok % 2 == 1, hi, (lo + hi) / np.float32(2))
+    for g in np.flatnonzero(n_ok > 4):
+        scores[g, ok[g]] = (q[g, ok[g]] - baseline[g]) * np.sqrt(n_full[g, ok[g]])
     return scores, n_full
 
 
