@@ -10,7 +10,10 @@ page faults of two processes slow each other down, so two workers were barely fa
 one.
 
 :func:`reuse_freed_memory` tells glibc to serve large buffers from its heap and keep what is
-freed there (``mallopt(M_MMAP_MAX, 0)``, ``mallopt(M_TRIM_THRESHOLD, 2 GiB)``). The process's
+freed there (``mallopt(M_MMAP_MAX, 0)``, ``mallopt(M_TRIM_THRESHOLD, 2 GiB)``), and to use that
+one heap for every thread (``mallopt(M_ARENA_MAX, 1)``): a thread's own arena gave its large
+buffers back at once, so a map-area mask decoded on a second thread while the sheet was
+(``core.graticule``) faulted its 100 MB in anew every time, 0.4 s of system time. The process's
 resident memory then stays at its peak until it exits, and buffers of many sizes fragment
 the heap, so the peak grows: the commands whose steps hold a few buffers of one size call
 it (``core.graticule``, ``core.georef``, ``core.maparea``, in their process or Dask worker),
@@ -26,6 +29,7 @@ import sys
 
 M_TRIM_THRESHOLD = -1
 M_MMAP_MAX = -4
+M_ARENA_MAX = -8
 
 #: Free memory at the top of the heap above this size is returned to the system, bytes.
 TRIM_THRESHOLD_BYTES = 2**31 - 1
@@ -55,4 +59,5 @@ def reuse_freed_memory() -> bool:
     mallopt.argtypes = (ctypes.c_int, ctypes.c_int)
     mallopt.restype = ctypes.c_int
     return bool(mallopt(M_MMAP_MAX, 0)) and bool(mallopt(M_TRIM_THRESHOLD,
-                                                          TRIM_THRESHOLD_BYTES))
+                                                          TRIM_THRESHOLD_BYTES)) \
+        and bool(mallopt(M_ARENA_MAX, 1))

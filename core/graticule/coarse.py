@@ -89,10 +89,23 @@ class CoarseScan:
                           self.centre_rho[rows], self.canvas, self.strips[rows])
 
 
+def pack_ridge(ridge: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    """``(h, w, 2) uint8``: the ridge image where valid x 16 (fixed point; the ridge is clipped
+    to <= 15 grey levels, see RIDGE_CLIP) and valid x 255. Rotating bytes is several times
+    faster than floats."""
+    out = np.empty((*ridge.shape, 2), np.uint8)
+    ink = ridge * valid
+    ink *= 16.0
+    np.clip(ink, 0, 255, out=ink)
+    out[..., 0] = ink
+    out[..., 1] = valid * 255.0
+    return out
+
+
 def scan_lines(ridge: np.ndarray, valid: np.ndarray, scale: float, angles_deg: np.ndarray, *,
                strip_px: int, drift_px: int = 1, quantile: float = 0.4,
                drop_edges: bool = False, max_shear_deg: float = MAX_SHEAR_DEG,
-               exact_deg: float = 0.0) -> CoarseScan:
+               exact_deg: float = 0.0, packed: np.ndarray | None = None) -> CoarseScan:
     """Score straight lines at every angle in ``angles_deg`` on a reduced ridge image.
 
     Args:
@@ -112,16 +125,15 @@ def scan_lines(ridge: np.ndarray, valid: np.ndarray, scale: float, angles_deg: n
             multiple of 90 degrees) are scored from the rotation at exactly this angle: the
             default 0 scores the axis-aligned lines of a straight scan without the blur of
             a sheared rotation (one that rotates them by up to 2 degrees and shifts back).
+        packed: ``pack_ridge(ridge, valid)`` when already made (several scans of one image).
     """
     h, w = ridge.shape
     canvas = int(np.ceil(np.hypot(h, w))) + 2
     canvas = -(-canvas // strip_px) * strip_px
     n_strips = canvas // strip_px
     shift = np.float64([(canvas - w) / 2, (canvas - h) / 2])
-    # fixed point in 8 bits (ridge x 16, valid x 255): rotating bytes is several times
-    # faster than floats; the ridge is clipped to <= 15 grey levels (see RIDGE_CLIP)
-    packed = np.dstack([np.clip(ridge * valid * 16.0, 0, 255),
-                        valid * 255.0]).astype(np.uint8)
+    if packed is None:
+        packed = pack_ridge(ridge, valid)
     if strip_px * 255 >= 1 << 16:
         raise ValueError(f"strip_px {strip_px} is too long for 16-bit strip sums")
     angles = np.asarray(angles_deg, float)
@@ -144,8 +156,7 @@ def scan_lines(ridge: np.ndarray, valid: np.ndarray, scale: float, angles_deg: n
             sums = turned[:canvas, :canvas].reshape(n_strips, strip_px, canvas, 2) \
                 .sum(axis=1, dtype=np.uint16).astype(np.float32)
             deltas = [angles[i] - base - 90.0 * quarter for i in group]
-            sheared = np.stack([sums if abs(d) < 1e-9 else _sheared(sums, centres, d)
-                                for d in deltas])
+            sheared = _sheared(sums, centres, np.array(deltas))
             scores[group], strips[group] = _column_scores(
                 sheared, strip_px, drift_kernel, quantile, edge_window,
                 _tilted_cover_change(sheared[..., 1] / 255.0, np.radians(deltas)))
@@ -190,22 +201,24 @@ def _rotation_groups(angles: np.ndarray, max_shear_deg: float, exact_deg: float 
     return groups
 
 
-def _sheared(sums: np.ndarray, centres: np.ndarray, delta_deg: float) -> np.ndarray:
-    """Strip sums ``(n_strips, D, 2)`` of a rotation as seen by one turned ``delta_deg``
-    further: a line at column c of the turned rotation crosses strip s (centred ``y_s``
-    rows below the canvas centre) at column ``(c - y_s sin(delta)) / cos(delta)`` of this
-    one (columns from the canvas centre), taken as ``c - y_s tan(delta)`` rounded (the
-    cosine moves a column by under 0.3 px for delta <= 2 degrees on a 1000 px canvas).
-    Within a strip the line drifts by at most ``strip_px / 2 * tan(delta)`` columns more;
-    the scan's drift tolerance absorbs both."""
+def _sheared(sums: np.ndarray, centres: np.ndarray, deltas_deg: np.ndarray) -> np.ndarray:
+    """Strip sums ``(G, n_strips, D, 2)`` of a rotation as seen by ones turned by each of
+    ``deltas_deg`` ``(G,)`` further, from its sums ``(n_strips, D, 2)``: a line at column c
+    of the turned rotation crosses strip s (centred ``y_s`` rows below the canvas centre) at
+    column ``(c - y_s sin(delta)) / cos(delta)`` of this one (columns from the canvas
+    centre), taken as ``c - y_s tan(delta)`` rounded (the cosine moves a column by under
+    0.3 px for delta <= 2 degrees on a 1000 px canvas). Within a strip the line drifts by at
+    most ``strip_px / 2 * tan(delta)`` columns more; the scan's drift tolerance absorbs
+    both. Columns shifted in from beyond the canvas are 0."""
     n_strips, canvas, _ = sums.shape
-    out = np.zeros_like(sums)
-    shifts = np.rint(-centres * np.tan(np.radians(delta_deg))).astype(int)
-    for s, k in enumerate(shifts):   # out[s, c] = sums[s, c + k]
-        if k >= 0:
-            out[s, :canvas - k] = sums[s, k:]
-        else:
-            out[s, -k:] = sums[s, :canvas + k]
+    out = np.zeros((len(deltas_deg), *sums.shape), sums.dtype)
+    shifts = np.rint(-centres[None, :] * np.tan(np.radians(deltas_deg))[:, None]).astype(int)
+    for g, row in enumerate(shifts.tolist()):
+        for s, k in enumerate(row):   # out[g, s, c] = sums[s, c + k]
+            if k >= 0:
+                out[g, s, :canvas - k] = sums[s, k:]
+            else:
+                out[g, s, -k:] = sums[s, :canvas + k]
     return out
 
 
@@ -215,10 +228,14 @@ def _tilted_cover_change(cover: np.ndarray, deltas_rad: np.ndarray) -> np.ndarra
     edge of the map that cuts a strip tilts, moving by ``column tan(delta)`` rows (column
     from the canvas centre), into the strip where the map starts in it (more map in the
     next strip than in the previous one), out of it where the map ends."""
-    padded = np.pad(cover, ((0, 0), (1, 1), (0, 0)))
-    side = np.sign(padded[:, 2:] - padded[:, :-2])
+    side = np.empty_like(cover)   # next strip's cover minus the previous one's (0 outside)
+    np.subtract(cover[:, 2:], cover[:, :-2], out=side[:, 1:-1])
+    side[:, 0] = cover[:, 1] if cover.shape[1] > 1 else 0.0
+    side[:, -1] = -cover[:, -2] if cover.shape[1] > 1 else 0.0
+    np.sign(side, out=side)
     columns = np.arange(cover.shape[2]) - cover.shape[2] / 2
-    return side * columns * np.tan(np.asarray(deltas_rad))[:, None, None]
+    # side is -1, 0 or 1: the product is exact in either order
+    return side * (columns[None, :] * np.tan(np.asarray(deltas_rad))[:, None])[:, None, :]
 
 
 def _column_scores(sums: np.ndarray, strip_px: int, drift_kernel: np.ndarray,
@@ -239,18 +256,25 @@ def _column_scores(sums: np.ndarray, strip_px: int, drift_kernel: np.ndarray,
     tophat = cv2.dilate(rise.reshape(-1, width), drift_kernel).reshape(ink.shape)
     full = cover >= 0.8 * strip_px if cover_change is None else \
         cover + cover_change >= 0.8 * strip_px
-    per_px = np.where(full, tophat / np.maximum(cover, 1.0), np.inf)
-    per_px.sort(axis=1)   # valid values first, in increasing order
+    # strips last (contiguous): sorting along the last axis is several times faster
+    per_px = np.where(full, tophat / np.maximum(cover, 1.0), np.inf).transpose(0, 2, 1).copy()
+    per_px.sort(axis=2)   # valid values first, in increasing order
     n_full = full.sum(axis=1)
     rank = np.floor(quantile * np.maximum(n_full - 1, 0)).astype(int)
-    q = np.take_along_axis(per_px, rank[:, None, :], axis=1)[:, 0]
+    q = np.take_along_axis(per_px, rank[..., None], axis=2)[..., 0]
     ok = n_full >= 2
-    for g in range(n_angles):
-        if edge_window:
+    if edge_window:
+        for g in range(n_angles):
             ok[g] &= ~_one_sided(ink[g].sum(axis=0), cover[g].sum(axis=0), edge_window)
-        if ok[g].sum() > 4:
-            baseline = np.median(q[g, ok[g]])   # what clutter alone gives along a line
-            scores[g, ok[g]] = (q[g, ok[g]] - baseline) * np.sqrt(n_full[g, ok[g]])
+    # what clutter alone gives along a line: each angle's median of q over its ok columns
+    # (np.median's value, for all angles at once: the others sorted past them as inf)
+    n_ok = ok.sum(axis=1)
+    ranked = np.sort(np.where(ok, q, np.inf), axis=1)
+    lo = ranked[np.arange(n_angles), np.maximum(n_ok - 1, 0) // 2]
+    hi = ranked[np.arange(n_angles), n_ok // 2]
+    baseline = np.where(n_ok % 2 == 1, hi, (lo + hi) / np.float32(2))
+    for g in np.flatnonzero(n_ok > 4):
+        scores[g, ok[g]] = (q[g, ok[g]] - baseline[g]) * np.sqrt(n_full[g, ok[g]])
     return scores, n_full
 
 

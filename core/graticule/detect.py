@@ -26,7 +26,7 @@ from ..errors import NoGraticuleError
 from ..imageio import ImageLike, read_mask, read_red_channel
 from ..progress import ProgressCallback, report
 from .angles import angle_difference, line_through, rho_at
-from .gridsearch import GridHypothesis, find_grid, reduced_images
+from .gridsearch import GridHypothesis, find_grid, reduced_images, reduced_mask
 from .intersections import drawn_through, refine_crossing
 from .linetrack import LineTrack, ValidArea, find_line_near, track_line
 from .result import GraticuleResult, LineFamily
@@ -85,10 +85,12 @@ def detect_graticule(image: ImageLike, mask: ImageLike | None = None, *,
     gray, map_mask = _read_inputs(image, mask)
     if map_mask is not None and not map_mask.any():
         raise NoGraticuleError("the map-area mask is empty; give the mask of this sheet")
-    valid = _valid_area(map_mask, cfg.mask_margin_px)
+    small = None if map_mask is None else {VALID_SCALE: reduced_mask(map_mask, VALID_SCALE)}
+    valid = _valid_area(small, cfg.mask_margin_px)
 
     report(progress, 0.2, "searching the grid's orientation and spacing")
-    hyp = find_grid(reduced_images(gray, map_mask), hypotheses=cfg.hypotheses,
+    hyp = find_grid(reduced_images(gray, map_mask, reduced_masks=small),
+                    hypotheses=cfg.hypotheses,
                     finalists=cfg.finalists, min_spacing_px=cfg.min_spacing_px,
                     max_spacing_px=cfg.max_spacing_px, spacing_hint=spacing_px)
     if hyp is None or not hyp.lines[0] or not hyp.lines[1]:
@@ -137,13 +139,12 @@ def _read_inputs(image: ImageLike, mask: ImageLike | None
     return gray, read_mask(map_mask, gray.shape, what=f"map-area mask {mask}")
 
 
-def _valid_area(map_mask: np.ndarray | None, margin_px: int) -> ValidArea | None:
-    if map_mask is None:
+def _valid_area(reduced: dict[int, np.ndarray] | None, margin_px: int) -> ValidArea | None:
+    """Where lines are followed: the map-area mask reduced to 1/VALID_SCALE (``reduced``,
+    by scale), eroded by ``margin_px``."""
+    if reduced is None:
         return None
-    h, w = map_mask.shape
-    small = cv2.resize(map_mask.view(np.uint8), (max(1, w // VALID_SCALE),
-                                                  max(1, h // VALID_SCALE)),
-                       interpolation=cv2.INTER_AREA) >= 1
+    small = reduced[VALID_SCALE]
     r = max(1, margin_px // VALID_SCALE)
     small = cv2.erode(small.view(np.uint8), np.ones((2 * r + 1, 2 * r + 1), np.uint8)) > 0
     return ValidArea(small, VALID_SCALE)

@@ -14,13 +14,21 @@ as much per pixel as a black outline: length, not darkness, decides.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import cv2
 import numpy as np
 
 from .angles import angle_difference, rho_at
-from .coarse import CoarseScan, LineCandidate, candidate_lines, ridge_image, scan_lines
+from .coarse import (
+    CoarseScan,
+    LineCandidate,
+    candidate_lines,
+    pack_ridge,
+    ridge_image,
+    scan_lines,
+)
 
 RIDGE_HALF_WIDTH_HALF_RES = 2   # ridge test offset at half resolution (4 px at full)
 RIDGE_FLOOR = 3                 # ridges shallower than this (grey levels) are paper grain
@@ -43,6 +51,11 @@ class ReducedImages:
     fine_scale: int
     masked: bool   # a map-area mask was given (else frames must be told from grid lines)
     size: tuple[int, int]   # (width, height) of the full-resolution image
+
+    def __post_init__(self) -> None:
+        # each scan rotates these (see pack_ridge); made once for the dozen scans
+        self.coarse_packed = pack_ridge(self.coarse, self.coarse_valid)
+        self.fine_packed = pack_ridge(self.fine, self.fine_valid)
 
 
 @dataclass
@@ -69,12 +82,22 @@ def working_scales(width: int, height: int) -> tuple[int, int]:
     return coarse, max(2, coarse // 2)
 
 
+def reduced_mask(valid: np.ndarray, scale: int) -> np.ndarray:
+    """``valid`` (bool, full resolution) reduced to ``1/scale`` (``w // scale`` columns):
+    True where at least half of the block is (area averaging)."""
+    h, w = valid.shape
+    return cv2.resize(valid.view(np.uint8), (max(1, w // scale), max(1, h // scale)),
+                      interpolation=cv2.INTER_AREA) >= 1   # area mean of 0/1 bytes, rounded
+
+
 def reduced_images(gray: np.ndarray, valid: np.ndarray | None, *, margin_px: int = 48,
-                   scales: tuple[int, int] | None = None) -> ReducedImages:
+                   scales: tuple[int, int] | None = None,
+                   reduced_masks: dict[int, np.ndarray] | None = None) -> ReducedImages:
     """Clipped ridge images at the two working scales of ``gray`` (uint8, dark lines).
 
     ``valid`` (bool, full resolution) marks where lines may be counted; it is shrunk by
-    ``margin_px`` so the map frame is not counted as a line.
+    ``margin_px`` so the map frame is not counted as a line. ``reduced_masks``: the
+    ``reduced_mask(valid, scale)`` already made, by scale.
     """
     height, width = gray.shape
     coarse_scale, fine_scale = scales or working_scales(width, height)
@@ -90,8 +113,8 @@ def reduced_images(gray: np.ndarray, valid: np.ndarray | None, *, margin_px: int
         shape = (max(1, width // scale), max(1, height // scale))
         img = cv2.resize(ridge, shape, interpolation=cv2.INTER_AREA).astype(np.float32)
         if valid is not None:
-            v = cv2.resize(valid.view(np.uint8), shape, interpolation=cv2.INTER_AREA)
-            v = (v >= 1).astype(np.float32)   # INTER_AREA of 0/1 bytes rounds: >= 0.5
+            v = (reduced_masks or {}).get(scale)
+            v = (reduced_mask(valid, scale) if v is None else v).astype(np.float32)
         else:
             v = np.ones(img.shape, np.float32)
         r = max(1, margin_px // scale)
@@ -106,7 +129,8 @@ def coarse_scan(images: ReducedImages, step_deg: float = 1.0) -> CoarseScan:
     s = images.coarse_scale
     angles = np.arange(-45.0, 135.0, step_deg)
     return scan_lines(images.coarse, images.coarse_valid, s, angles,
-                      strip_px=max(8, STRIP_PX // s), drift_px=2, drop_edges=not images.masked)
+                      strip_px=max(8, STRIP_PX // s), drift_px=2, drop_edges=not images.masked,
+                      packed=images.coarse_packed)
 
 
 def _peak_profiles(scan: CoarseScan) -> np.ndarray:
@@ -169,13 +193,15 @@ def families_near_angle(images: ReducedImages, angle_deg: float, *, fine: bool,
     """
     if fine:
         img, valid, s = images.fine, images.fine_valid, images.fine_scale
+        packed = images.fine_packed
     else:
         img, valid, s = images.coarse, images.coarse_valid, images.coarse_scale
+        packed = images.coarse_packed
     angles = np.arange(angle_deg - half_range_deg, angle_deg + half_range_deg + 1e-9, step_deg)
     n = len(angles)
     scan = scan_lines(img, valid, s, np.r_[angles, angles + 90.0],
                       strip_px=max(8, STRIP_PX // s), drift_px=1, drop_edges=not images.masked,
-                      exact_deg=angle_deg)
+                      exact_deg=angle_deg, packed=packed)
     out = []
     for rows in (slice(0, n), slice(n, 2 * n)):
         family = scan.subset(rows)
@@ -190,12 +216,15 @@ def predicted_teeth(scan: CoarseScan, angle_deg: float, phase: float, spacing: f
     row = int(np.argmin(np.abs(scan.angles_deg - angle_deg)))
     lo = scan.rho_of(row, 0)
     hi = scan.rho_of(row, scan.canvas - 1)
-    ks = np.arange(np.ceil((lo - phase) / spacing), np.floor((hi - phase) / spacing) + 1)
-    # scan.column_of for every tooth at once
-    cols = np.round((phase + ks * spacing - scan.centre_rho[row]) / scan.scale
-                    + scan.canvas / 2).astype(int)
-    cols = cols[(cols >= 0) & (cols < scan.canvas)]
-    return int(np.count_nonzero(scan.strips[row, cols] >= MIN_TOOTH_STRIPS))
+    # scan.column_of for every tooth; plain floats: called hundreds of times on a few teeth
+    centre, scale, half = float(scan.centre_rho[row]), float(scan.scale), scan.canvas / 2
+    strips = scan.strips[row]
+    count = 0
+    for k in range(math.ceil((lo - phase) / spacing), math.floor((hi - phase) / spacing) + 1):
+        col = round((phase + float(k) * spacing - centre) / scale + half)
+        if 0 <= col < scan.canvas and strips[col] >= MIN_TOOTH_STRIPS:
+            count += 1
+    return count
 
 
 def comb_evidence(lines: list[LineCandidate], spacings: np.ndarray,
@@ -257,25 +286,45 @@ def evaluate_hypothesis(images: ReducedImages, angle_deg: float, spacing_guess: 
     scale = images.fine_scale if fine else images.coarse_scale
     best = GridHypothesis((angle_deg, other), spacing_guess, ([], []), 0.0)
     tols = np.maximum(2.0 * scale, 0.015 * np.asarray(spacings))
-    for s, (_, pa, ma), (_, pb, mb) in zip(spacings, comb_evidence(comb_a, spacings, tols),
-                                           comb_evidence(comb_b, spacings, tols),
-                                           strict=True):
+    parallel: dict[tuple[int, ...], tuple[list[int], float]] = {}   # many spacings share
+    candidates = []
+    for j, (s, (_, pa, ma), (_, pb, mb)) in enumerate(zip(
+            spacings, comb_evidence(comb_a, spacings, tols),
+            comb_evidence(comb_b, spacings, tols), strict=True)):
         # grid lines are parallel: a member turned from the others is a street on the comb
-        ma, mb = _parallel(ma, fam_a, angle_deg), _parallel(mb, fam_b, other)
-        sa = sum(comb_a[i].score for i in ma) if ma else 0.0
-        sb = sum(comb_b[i].score for i in mb) if mb else 0.0
+        ma, sa = _parallel_members(ma, fam_a, comb_a, angle_deg, parallel, 0)
+        mb, sb = _parallel_members(mb, fam_b, comb_b, other, parallel, 1)
         found = len(ma) + len(mb)
-        if (sa + sb) * (found - 1) / max(found, 1) <= best.score:
-            continue   # cannot win even with no tooth missing: teeth not counted
+        bound = (sa + sb) * (found - 1) / max(found, 1)   # the score with no tooth missing
+        candidates.append((-bound, j, s, pa, ma, sa, pb, mb, sb))
+    # the highest bounds first, so that the teeth of most spacings need not be counted; the
+    # first spacing (smallest) of equal scores wins, as when they are tried in order
+    best_j = -1
+    for neg_bound, j, s, pa, ma, sa, pb, mb, sb in sorted(candidates, key=lambda c: c[:2]):
+        if -neg_bound * (1 + 1e-9) < best.score:
+            break   # cannot win even with no tooth missing (nor can any after it)
         angles = (_family_angle([fam_a[i] for i in ma], angle_deg),
                   _family_angle([fam_b[i] for i in mb], other))
         teeth = predicted_teeth(scan_a, angles[0], pa, s) + \
             predicted_teeth(scan_b, angles[1], pb, s)
+        found = len(ma) + len(mb)
         score = (sa + sb) * found / max(teeth, found, 1) * (found - 1) / max(found, 1)
-        if score > best.score:
+        if score > best.score or (score == best.score and score > 0 and j < best_j):
             lines = ([fam_a[i] for i in ma], [fam_b[i] for i in mb])
-            best = GridHypothesis(angles, float(s), lines, float(score))
+            best, best_j = GridHypothesis(angles, float(s), lines, float(score)), j
     return best
+
+
+def _parallel_members(members: list[int], lines: list[LineCandidate],
+                      comb: list[LineCandidate], default: float,
+                      memo: dict[tuple, tuple[list[int], float]], family: int
+                      ) -> tuple[list[int], float]:
+    """``_parallel`` members and their summed comb score, remembered in ``memo``."""
+    key = (family, *members)
+    if key not in memo:
+        kept = _parallel(members, lines, default)
+        memo[key] = kept, (sum(comb[i].score for i in kept) if kept else 0.0)
+    return memo[key]
 
 
 def _at_common_angle(images: ReducedImages,

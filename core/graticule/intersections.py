@@ -146,15 +146,19 @@ def drawn_through(gray: np.ndarray, line: LocalLine, centre: np.ndarray) -> bool
     crossing wrongly reported costs the MapSeg score about 3.5 times a crossing missed.)
     """
     half = 8
-    for sign in (-1.0, 1.0):
+    seg = round(VISIBLE_SEGMENT_PX)
+    length = VISIBLE_SEGMENTS * VISIBLE_SEGMENT_PX
+    for t0 in (-VISIBLE_CLEARANCE_PX - length, VISIBLE_CLEARANCE_PX):   # one strip a side
+        strip = straightened_strip(gray, centre + t0 * line.direction, line.direction, 0.0,
+                                   length, half).astype(np.float32)
         for k in range(VISIBLE_SEGMENTS):
-            t0 = sign * (VISIBLE_CLEARANCE_PX + k * VISIBLE_SEGMENT_PX)
-            t1 = sign * (VISIBLE_CLEARANCE_PX + (k + 1) * VISIBLE_SEGMENT_PX)
-            start = centre + min(t0, t1) * line.direction
-            strip = straightened_strip(gray, start, line.direction, 0.0, VISIBLE_SEGMENT_PX,
-                                       half)
-            profile = strip.astype(np.float32).mean(axis=0)
-            paper = float(np.percentile(profile, 90))
+            profile = strip[k * seg:(k + 1) * seg].mean(axis=0)
+            # the 90th percentile (np.percentile's linear rule), without its overhead
+            ranked = np.sort(profile)
+            at = 0.9 * (len(ranked) - 1)
+            i = int(at)
+            paper = float(ranked[i]) + (float(ranked[min(i + 1, len(ranked) - 1)])
+                                        - float(ranked[i])) * (at - i)
             ink = float(profile[half - 1: half + 2].min())
             if paper - ink < VISIBLE_MIN_DEPTH:
                 return False
