@@ -24,6 +24,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..imageio import ImageLike, read_image, read_mask
+from ..memory import freed_memory_kept
 from ..progress import ProgressCallback, report
 from . import regions
 from .gaps import (
@@ -177,15 +178,15 @@ def segment_sheet(image: ImageLike, mask: ImageLike | np.ndarray | None = None, 
         map_mask = read_mask(mask, shape, what="map-area mask")
     if not map_mask.any():
         raise InputError("the map-area mask is empty; give a mask with the map in white")
-    prob = None
-    if s.block_net:
-        report(progress, 0.05, "block network")
-        prob = block_probability(rgb, s.scale, flips=s.net_flips, mask=map_mask)
+    prob = edge_prob = None
+    with freed_memory_kept():       # the networks' tile buffers, reused from tile to tile
+        if s.block_net:
+            report(progress, 0.05, "block network")
+            prob = block_probability(rgb, s.scale, flips=s.net_flips, mask=map_mask)
+        if level == "shapes" and s.edge_net and edge_model_available():
+            report(progress, 0.08, "edge network")
+            edge_prob = edge_probability(rgb, s.scale, views=s.edge_views, mask=map_mask)
     need_lines = level == "shapes" or prob is None
-    edge_prob = None
-    if level == "shapes" and s.edge_net and edge_model_available():
-        report(progress, 0.08, "edge network")
-        edge_prob = edge_probability(rgb, s.scale, views=s.edge_views, mask=map_mask)
     # ink strength and graticule lines/folds: for the line network, and for the network's
     # blocks, whose gaps across those lines are bridged
     strength = long_lines = None
