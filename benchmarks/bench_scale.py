@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import csv
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -45,6 +46,19 @@ def _run(sheets: Path, out: Path, extra: list[str], env: dict[str, str]) -> floa
     if proc.returncode != 0:
         raise SystemExit(f"run {extra} failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
     return seconds
+
+
+def _only(paths: list[Path], folder: Path) -> Path:
+    """A folder holding links to exactly these sheets and their files (``NNN-*``): the
+    cache may hold more sheets from an earlier run with a larger ``--count``."""
+    if folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+    for path in paths:
+        prefix = path.name.split("-")[0] + "-"
+        for f in path.parent.glob(prefix + "*"):
+            (folder / f.name).symlink_to(f.resolve())
+    return folder
 
 
 def _summary(out: Path) -> list[dict[str, str]]:
@@ -69,8 +83,8 @@ def main(argv: list[str] | None = None) -> int:
 
     from core.batch.loopback import loopback_cluster
 
-    sheets = generated_sheets(args.count, args.size, args.seed)[0].parent
     work = REPO / "bench-output" / "scale"
+    sheets = _only(generated_sheets(args.count, args.size, args.seed), work / "sheets")
     env = dict(os.environ, PYTHONPATH=str(REPO))
     print(f"{args.count} sheets of {args.size} px in {sheets}; 2 CPUs shared: load average "
           f"{os.getloadavg()[0]:.1f} at the start")
