@@ -188,6 +188,20 @@ def timing(workdir: Path) -> dict:
     return out
 
 
+def _summary(rows: list[dict], styles: tuple[str, ...], what: str = "") -> None:
+    """Print how many sheets were labelled right, refused, placed wrong (and of those,
+    without a warning), then per style."""
+    right = sum(r["outcome"] == "right" for r in rows)
+    wrong = [r for r in rows if r["outcome"] == "WRONG"]
+    print(f"  labelled right{f' ({what})' if what else ''}: {right}/{len(rows)} = "
+          f"{100 * right / max(1, len(rows)):.0f} % (target >= 95 %); errors "
+          f"{sum(r['outcome'] == 'error' for r in rows)}; wrong {len(wrong)}, of which "
+          f"without a warning {sum(r['warnings'] == 0 for r in wrong)} (target 0)")
+    for style in styles:
+        sub = [r for r in rows if r["style"] == style]
+        print(f"    {style:9s}: {sum(r['outcome'] == 'right' for r in sub)}/{len(sub)}")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark and print its numbers."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -208,35 +222,21 @@ def main(argv: list[str] | None = None) -> int:
         work = Path(tmp)
         print(f"1. generated labelled sheets ({args.count}, {args.size} px)")
         rows = generated(args.count, args.size, work, args.map_area)
-        right = sum(r["outcome"] == "right" for r in rows)
-        silent = sum(r["outcome"] == "WRONG" and r["warnings"] == 0 for r in rows)
-        print(f"  labelled right (naming error <= 2 m at every node): {right}/{len(rows)} = "
-              f"{100 * right / max(1, len(rows)):.0f} % (target >= 95 %); errors "
-              f"{sum(r['outcome'] == 'error' for r in rows)}; wrong "
-              f"{sum(r['outcome'] == 'WRONG' for r in rows)}, of which without a warning "
-              f"{silent} (target 0)")
-        for style in STYLES:
-            sub = [r for r in rows if r["style"] == style]
-            print(f"    {style:9s}: {sum(r['outcome'] == 'right' for r in sub)}/{len(sub)}")
+        _summary(rows, STYLES, "naming error <= 2 m at every node")
+        every = list(rows)
         if args.oldstyle:
             print(f"1b. generated oldstyle sheets ({args.oldstyle}, {args.size} px, --spacing)")
-            old = generated(args.oldstyle, args.size, work, args.map_area, oldstyle=True)
-            print(f"  labelled right: {sum(r['outcome'] == 'right' for r in old)}/{len(old)}; "
-                  f"errors {sum(r['outcome'] == 'error' for r in old)}; wrong "
-                  f"{sum(r['outcome'] == 'WRONG' for r in old)}, of which without a warning "
-                  f"{sum(r['outcome'] == 'WRONG' and r['warnings'] == 0 for r in old)} "
-                  "(target 0)")
+            every += generated(args.oldstyle, args.size, work, args.map_area, oldstyle=True)
+            _summary(every[len(rows):], ())
         if args.formats:
             print(f"1c. generated sheets, 652 km and raised 000 ({args.formats}, "
                   f"{args.size} px)")
-            fm = generated(args.formats, args.size, work, args.map_area, formats=True)
-            print(f"  labelled right: {sum(r['outcome'] == 'right' for r in fm)}/{len(fm)}; "
-                  f"errors {sum(r['outcome'] == 'error' for r in fm)}; wrong "
-                  f"{sum(r['outcome'] == 'WRONG' for r in fm)}, of which without a warning "
-                  f"{sum(r['outcome'] == 'WRONG' and r['warnings'] == 0 for r in fm)}")
-            for style in FORMATS:
-                sub = [r for r in fm if r["style"] == style]
-                print(f"    {style:9s}: {sum(r['outcome'] == 'right' for r in sub)}/{len(sub)}")
+            part = generated(args.formats, args.size, work, args.map_area, formats=True)
+            _summary(part, FORMATS)
+            every += part
+        if len(every) > len(rows):
+            print("  all generated sheets:", end="")
+            _summary(every, ())
         if not args.no_real:
             print("2. real Jacoubet sheets (--crs CRS.proj --spacing 250, nothing else)")
             if JACOUBET.is_dir():

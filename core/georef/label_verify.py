@@ -7,13 +7,15 @@ values of one line family are ``(m0 + d * k) * step`` for line k (d = +1 or -1, 
 number), so only a bounded set of strings can be printed there: every multiple of the step
 of 2 to :data:`MAX_DIGITS` figures. Each candidate word found where a line meets the frame
 (both ends of the line, text upright with its top pointing out of the map or into it) is
-compared with every such string rendered in a few fonts (EB Garamond, whose default figures
-are old-style, and DejaVu Serif), each template stretched to the word's box, by normalized
-cross-correlation (``cv2.matchTemplate``, a few pixels of shift allowed). A family's m0 and d
-are those whose strings, summed over its lines, match best; the best must beat the second
-best (another m0 or d) by :data:`MIN_MARGIN` correlation per line, else the family is left
-unread and the reason is given. The readings returned go through :mod:`.label_fit` like
-Tesseract's, so that the report lists every label and the words that disagree.
+scored against every such string, in both orientations, by the learned figure reader
+(:mod:`.digit_net`: the probability of the string). A family's m0 and d are those whose
+strings, summed over its lines, score best; the best must beat the second best (another m0
+or d) by :data:`MIN_MARGIN` (one label's worth), else Tesseract's readings of the family's
+words (several cuttings and sizes) are added, a string scoring 0.5 to the power of its edit
+distance to the nearest reading, and the check is made again; a family still undetermined
+is left unread and the reason is given. The readings returned go through
+:mod:`.label_fit` like Tesseract's, so that the report lists every label and the words
+that disagree.
 
 Pixel coordinates: x right, y down, full-resolution pixels (integer values at pixel centres).
 """
