@@ -2,7 +2,7 @@
 
 Run from the repository root (needs requirements-train.txt: torch, onnx)::
 
-    .venv/bin/python -m tools.train_digit_net [--steps 5000] [--batch 64]
+    .venv/bin/python -m tools.train_digit_net [--steps 1000] [--batch 32]
 
 Training data are rendered on the fly, never read from a sheet: strings of 2 to 7 figures
 (grid-like multiples of a round step, or random; sometimes grouped by three with a space)
@@ -163,8 +163,8 @@ def batch(rng: np.random.Generator, letters: dict, n: int) -> tuple:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--steps", type=int, default=5000)
-    ap.add_argument("--batch", type=int, default=64)
+    ap.add_argument("--steps", type=int, default=1000)
+    ap.add_argument("--batch", type=int, default=32)
     ap.add_argument("--out", type=Path, default=MODEL_PATH)
     args = ap.parse_args()
     torch.manual_seed(0)
