@@ -23,7 +23,7 @@ BENCHES := metrics textdet chamfer-ap chart synth graticule georef georef-accura
 
 .PHONY: install system-packages test lint demo bench $(addprefix bench-,$(BENCHES)) zip \
 	transup transcompile readme screenshots train-blocks-net train-blocks-net-v2 train-edges-net \
-	crossval-real-edges clean
+	train-digit-net crossval-real-edges clean
 
 install: system-packages $(STAMP)
 
@@ -87,6 +87,13 @@ train-blocks-net-v2: install
 train-edges-net: install
 	$(PIP) install -c constraints.txt -r requirements-train.txt
 	$(PYTHON) -m tools.train_edges_net --minutes 16 --steps 6000 --synth 6
+
+# Dev only: retrain core/georef/models/digit_net.onnx, the figure reader of grid labels, on
+# labels rendered in the synth fonts (torch, CPU; fixed seeds and steps; about 20 min on a
+# loaded 2-core machine). Card: core/georef/models/DIGIT_MODEL.md.
+train-digit-net: install
+	$(PIP) install -c constraints.txt -r requirements-train.txt
+	$(PYTHON) -m tools.train_digit_net --steps 1000 --batch 32
 
 # Dev only: two-fold cross-validation of a learned edge map on the real 1925 crop (torch, CPU;
 # about 30 min). An experiment on the closed-shapes test set; no model is committed.

@@ -49,8 +49,10 @@ MIN_CELL_PX = 700
 SURE = 90
 #: Character height (pixels) Tesseract is given.
 OCR_HEIGHT = 36
-#: A number as printed: no leading zero (upside-down figures read as "000 ..." are not).
-_DIGITS = re.compile(r"^(-?[1-9]\d{0,8}|0)$")
+#: A number as printed: no leading zero (upside-down figures read as "000 ..." are not),
+#: maybe followed by its unit (``652 km``: 652000 grid units, metres; ``652000 m``).
+_DIGITS = re.compile(r"^(-?[1-9]\d{0,8}|0)(km|m)?$")
+_UNITS = {None: 1.0, "m": 1.0, "km": 1000.0}
 _FAMILIES = ("columns", "rows")
 #: Where the top of a label points on a north-up sheet, weighted: up (upright text), else
 #: left (text reading upwards); the orientation read first is the one nearest this.
@@ -87,12 +89,13 @@ class LabelReading:
 
 
 def read_words(patches: list[np.ndarray]) -> list[tuple[str, float]]:
-    """Text (digits and minus signs, spaces removed) and confidence (0-100, 0 when nothing
-    was read) of upright word images (uint8, 255 = ink), in one Tesseract run.
+    """Text (figures, minus signs and the letters of km; spaces removed) and confidence
+    (0-100, 0 when nothing was read) of upright word images (uint8, 255 = ink), in one
+    Tesseract run.
 
     Tesseract runs as a separate process (Debian tesseract-ocr 5, English model, one text
-    line per image, figures and minus only), single-threaded: on images this small its
-    OpenMP threads cost several times the work."""
+    line per image, figures, minus and the unit km only), single-threaded: on images this
+    small its OpenMP threads cost several times the work."""
     if not patches:
         return []
     exe = shutil.which("tesseract")
@@ -112,7 +115,7 @@ def read_words(patches: list[np.ndarray]) -> list[tuple[str, float]]:
             fh.write("\n".join(names) + "\n")
         env = {**os.environ, "OMP_THREAD_LIMIT": "1"}
         run = subprocess.run([exe, listing, "-", "--psm", "7", "-c",
-                              "tessedit_char_whitelist=0123456789- ", "tsv"],
+                              "tessedit_char_whitelist=0123456789-km ", "tsv"],
                              capture_output=True, text=True, env=env, check=False)
     if run.returncode != 0:
         raise InputError(f"Tesseract failed ({run.stderr.strip()[:200]}); check the "
@@ -132,8 +135,9 @@ def read_words(patches: list[np.ndarray]) -> list[tuple[str, float]]:
 
 def parse_value(text: str) -> float | None:
     """The number a label reads, or None (figures with an optional leading minus, no
-    leading zero)."""
-    return float(text) if _DIGITS.match(text) else None
+    leading zero, then maybe a unit: ``652km`` is 652000)."""
+    m = _DIGITS.match(text)
+    return float(m.group(1)) * _UNITS[m.group(2)] if m else None
 
 
 def _line_geometry(fam: LineFamily, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -203,8 +207,9 @@ def _ink(strip: np.ndarray, long_px: int) -> tuple[np.ndarray, np.ndarray]:
     return cv2.subtract(ink, lines), dark
 
 
-def _words(ink: np.ndarray, min_h: int, max_h: int) -> list[tuple[np.ndarray, int]]:
-    """Character-sized components grouped into words: (box x0, y0, x1, y1, characters).
+def _words(ink: np.ndarray, min_h: int, max_h: int) -> list[tuple[np.ndarray, int, np.ndarray]]:
+    """Character-sized components grouped into words: (box x0, y0, x1, y1, characters, box
+    of the full-height figures).
 
     Characters closer than half the typical character size join one word, then words on
     one text line closer than their height (digits grouped by three, ``6 862 000``)."""
@@ -229,9 +234,12 @@ def _words(ink: np.ndarray, min_h: int, max_h: int) -> list[tuple[np.ndarray, in
     return _merge_aligned(np.array(boxes, np.float64).reshape(-1, 4), counts)
 
 
-def _merge_aligned(box: np.ndarray, counts: list[int]) -> list[tuple[np.ndarray, int]]:
+def _merge_aligned(box: np.ndarray, counts: list[int]
+                   ) -> list[tuple[np.ndarray, int, np.ndarray]]:
     """Join words of the same height on the same text line separated by less than their
-    height (the space of grouped digits, ``6 862 000``), along x or along y."""
+    height (the space of grouped digits, ``6 862 000``), along x or along y; small raised
+    trailing figures join the word they follow. Returns (box, characters, box of the
+    full-height figures) per word."""
     n = len(box)
     if n == 0:
         return []
@@ -244,7 +252,16 @@ def _merge_aligned(box: np.ndarray, counts: list[int]) -> list[tuple[np.ndarray,
         gap = np.maximum(lo[None, :] - hi[:, None], lo[:, None] - hi[None, :])
         overlap = np.minimum(phi[:, None], phi[None, :]) - np.maximum(plo[:, None], plo[None, :])
         t = np.minimum(thick[:, None], thick[None, :])
-        similar = np.maximum(thick[:, None], thick[None, :]) < 1.35 * t
+        big = np.maximum(thick[:, None], thick[None, :])
+        # same height, or small raised figures (652 and a superscript 000) level with the
+        # top of the big ones (or the bottom, the word read upside down)
+        level = np.minimum(np.abs(plo[:, None] - plo[None, :]),
+                           np.abs(phi[:, None] - phi[None, :]))
+        # a word of a few figures along this axis, not a stroke nor a word across it
+        short = (hi - lo >= thick) & (hi - lo <= 5 * thick)
+        raised = (t >= 0.4 * big) & (t <= 0.75 * big) & (level < 0.2 * big) \
+            & short[:, None] & short[None, :]
+        similar = (big < 1.35 * t) | raised
         join = similar & (overlap > 0.6 * t) & (gap < 1.0 * t) & (gap > -0.5 * t)
         for i, j in zip(*np.nonzero(np.triu(join, 1)), strict=True):
             ri, rj = i, j
@@ -258,8 +275,13 @@ def _merge_aligned(box: np.ndarray, counts: list[int]) -> list[tuple[np.ndarray,
     for r in np.unique(roots):
         members = np.flatnonzero(roots == r)
         b = box[members]
-        out.append((np.array([b[:, 0].min(), b[:, 1].min(), b[:, 2].max(), b[:, 3].max()]),
-                    int(sum(counts[i] for i in members))))
+        whole = np.array([b[:, 0].min(), b[:, 1].min(), b[:, 2].max(), b[:, 3].max()])
+        # the figures at full height, without small raised ones (read as the value in
+        # thousands: 652 of 652 and a superscript 000)
+        thick = (h if whole[2] - whole[0] >= whole[3] - whole[1] else w)[members]
+        m = b[thick >= thick.max() - 0.25 * abs(thick.max())]
+        main = np.array([m[:, 0].min(), m[:, 1].min(), m[:, 2].max(), m[:, 3].max()])
+        out.append((whole, int(sum(counts[i] for i in members)), main))
     return out
 
 
@@ -277,19 +299,26 @@ def _reduce_for(result: GraticuleResult) -> int:
     return 1
 
 
-def read_labels(image: ImageLike, result: GraticuleResult) -> list[LabelReading]:
+def sheet_gray(image: ImageLike, result: GraticuleResult) -> tuple[np.ndarray, int]:
+    """The sheet in grey at the size labels are read at, and its reduction (1, 2 or 4)."""
+    reduce = _reduce_for(result)
+    return read_image(image, reduce=reduce, gray=True), reduce
+
+
+def read_labels(image: ImageLike, result: GraticuleResult,
+                gray: tuple[np.ndarray, int] | None = None) -> list[LabelReading]:
     """Find and read the labels at both ends of every grid line of ``result``.
 
     Args:
         image: the sheet (path or array) the detection ran on.
         result: the detected graticule (line families and their indices).
+        gray: the sheet as :func:`sheet_gray` gives it, if already read.
 
     Returns:
         Every reading (two per word: upright and upside down), boxes in full-resolution
         pixels.
     """
-    reduce = _reduce_for(result)
-    gray = read_image(image, reduce=reduce, gray=True)
+    gray, reduce = gray or sheet_gray(image, result)
     jobs: list[tuple[np.ndarray, list[LabelReading]]] = []
     fams = (result.columns, result.rows)
     shift = index_shift(result)
@@ -325,8 +354,8 @@ def read_labels(image: ImageLike, result: GraticuleResult) -> list[LabelReading]
                 ink, dark = _ink(strip, int(max(3 * max_h, 0.06 * cell)))
                 words = _words(ink, min_h, max_h)
                 picked = _pick_words(words, ink, width)
-                for box, _ in picked:
-                    jobs.append(_word_job(dark, box, m, reduce, f, k, end, len(jobs) + 1))
+                for _, _, main in picked:
+                    jobs.append(_word_job(dark, main, m, reduce, f, k, end, len(jobs) + 1))
     return _one_family_per_word(_read_jobs(jobs), fams)
 
 
@@ -362,14 +391,14 @@ def _iou(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> float:
     return inter / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter)
 
 
-def _pick_words(words: list[tuple[np.ndarray, int]], ink: np.ndarray, width: int
-                ) -> list[tuple[np.ndarray, int]]:
+def _pick_words(words: list[tuple[np.ndarray, int, np.ndarray]], ink: np.ndarray,
+                width: int) -> list[tuple[np.ndarray, int, np.ndarray]]:
     """The words on the line (the strip's centre column) in the emptiest surroundings:
     (box, number of characters), at most :data:`WORDS_PER_END`."""
     integral = cv2.integral((ink > 0).astype(np.uint8))
     h, w = ink.shape
     scored = []
-    for box, comps in words:  # comps: number of characters
+    for box, comps, main in words:  # comps: number of characters
         x0, y0, x1, y1 = box
         size = max(x1 - x0, y1 - y0)
         short = min(x1 - x0, y1 - y0)
@@ -384,9 +413,9 @@ def _pick_words(words: list[tuple[np.ndarray, int]], ink: np.ndarray, width: int
         inner = (integral[int(y1), int(x1)] - integral[int(y0), int(x1)]
                  - integral[int(y1), int(x0)] + integral[int(y0), int(x0)])
         area = max(1, (a1 - a0) * (b1 - b0) - (x1 - x0) * (y1 - y0))
-        scored.append(((ring - inner) / area, box, comps))
+        scored.append(((ring - inner) / area, box, comps, main))
     scored.sort(key=lambda s: s[0])
-    return [(b, c) for _, b, c in scored[:WORDS_PER_END]]
+    return [(b, c, m) for _, b, c, m in scored[:WORDS_PER_END]]
 
 
 def _word_job(dark: np.ndarray, box: np.ndarray, m: np.ndarray, reduce: int, f: int, k: int,

@@ -7,27 +7,30 @@ values of one line family are ``(m0 + d * k) * step`` for line k (d = +1 or -1, 
 number), so only a bounded set of strings can be printed there: every multiple of the step
 of 2 to :data:`MAX_DIGITS` figures. Each candidate word found where a line meets the frame
 (both ends of the line, text upright with its top pointing out of the map or into it) is
-compared with every such string rendered in a few fonts (EB Garamond, whose default figures
-are old-style, and DejaVu Serif), each template stretched to the word's box, by normalized
-cross-correlation (``cv2.matchTemplate``, a few pixels of shift allowed). A family's m0 and d
-are those whose strings, summed over its lines, match best; the best must beat the second
-best (another m0 or d) by :data:`MIN_MARGIN` correlation per line, else the family is left
-unread and the reason is given. The readings returned go through :mod:`.label_fit` like
-Tesseract's, so that the report lists every label and the words that disagree.
+scored against every such string, in both orientations, by the learned figure reader
+(:mod:`.digit_net`: the probability of the string). A family's m0 and d are those whose
+strings, summed over its lines, score best; the best must beat the second best (another m0
+or d) by :data:`MIN_MARGIN` (one label's worth), else Tesseract's readings of the family's
+words (several cuttings and sizes) are added, a string scoring 0.5 to the power of its edit
+distance to the nearest reading, and the check is made again; a family still undetermined
+is left unread and the reason is given. The readings returned go through
+:mod:`.label_fit` like Tesseract's, so that the report lists every label and the words
+that disagree.
 
 Pixel coordinates: x right, y down, full-resolution pixels (integer values at pixel centres).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
 
 from ..graticule.result import GraticuleResult
-from ..imageio import ImageLike, read_image
+from ..imageio import ImageLike
 from ..metrics.chart.strings import levenshtein
+from .digit_net import net_input, read_logits, string_probabilities
 from .grid_labels import Labelling, index_shift
 from .label_fit import LabelsUnreadableError, label_records, labelling_from_readings
 from .label_reader import (
@@ -39,12 +42,12 @@ from .label_reader import (
     _iou,
     _line_extents,
     _line_geometry,
-    _reduce_for,
     _root,
     _strip,
     parse_value,
     read_labels,
     read_words,
+    sheet_gray,
 )
 
 #: Longest value tried (figures) and most strings tried per family.
@@ -63,6 +66,11 @@ LINE_RUN = 0.04
 LONG_STROKE = 0.055
 #: A word is reported as read when its reading agrees this well with a candidate string.
 MIN_AGREE = 0.5
+#: A word of a determined family reads its line's value when that value scores at least
+#: this (the figure reader's probability or Tesseract's agreement) and this share of the
+#: word's best string; else it is reported as its best string (left out by the fit).
+MIN_SUPPORT = 0.01
+SUPPORT_SHARE = 0.5
 #: The winning sequence's agreement (in labels read exactly) must beat the next one's by
 #: this much.
 MIN_MARGIN = 1.0
@@ -79,7 +87,8 @@ class _Word:
     end: int
     box: tuple[int, int, int, int]       # full-resolution image pixels
     up: tuple[tuple[float, float], tuple[float, float]]   # top: out of the map, into it
-    scores: np.ndarray                   # (2 orientations, strings) best correlation
+    scores: np.ndarray                   # (2 orientations, strings) agreement
+    crops: list[np.ndarray] = field(default_factory=list)   # cuttings shown to Tesseract
 
 
 def _similarity(text: str, strings: list[str]) -> np.ndarray:
@@ -166,12 +175,14 @@ def _line_end(strip: np.ndarray, run: int) -> float:
 
 
 def _find_words(gray: np.ndarray, result: GraticuleResult, reduce: int, strings: list[str]
-                ) -> list[_Word]:
+                ) -> tuple[list[_Word], float]:
     """Candidate words where each line (and one beyond each outermost line) meets the
-    frame, both ends, scored against every string in both orientations."""
+    frame, both ends, scored against every string in both orientations by the figure
+    reader (:mod:`.digit_net`: the probability of each string); and the figures'
+    x-height (pixels of ``gray``)."""
     fams = (result.columns, result.rows)
     shift = index_shift(result)
-    found: list[tuple[_Word, list[np.ndarray], np.ndarray]] = []
+    found: list[tuple[_Word, list[np.ndarray], np.ndarray, np.ndarray, np.ndarray]] = []
     for f, fam in enumerate(fams):
         lines = fam.indices or tuple(sorted(set((result.index[:, f] + shift[f]).tolist())))
         if not lines:
@@ -228,15 +239,41 @@ def _find_words(gray: np.ndarray, result: GraticuleResult, reduce: int, strings:
                     found.append((_Word(f, int(k), end, ibox,
                                         ((float(-sy[0]), float(-sy[1])),
                                          (float(sy[0]), float(sy[1]))), np.zeros(0)),
-                                  crops, heights))
+                                  crops, heights, dark, box))
     if not found:
-        return []
+        return [], 0.0
     # the labels of a sheet share one size: the commonest figure height is the x-height
     # (0, 1, 2 have neither ascender nor descender); words are read at a few sizes of it
-    xh = float(np.median(np.concatenate([hs for *_, hs in found])))
+    xh = float(np.median(np.concatenate([hs for _, _, hs, *_ in found])))
+    crops = [_net_crop(dark, box, xh) for *_, dark, box in found]
+    inputs = np.stack([net_input(np.ascontiguousarray(c if o == 0 else c[::-1, ::-1]))
+                       for c in crops for o in (0, 1)])
+    scores = string_probabilities(read_logits(inputs), strings).reshape(len(found), 2, -1)
+    words = []
+    for (word, cuttings, *_), sc in zip(found, scores, strict=True):
+        word.scores, word.crops = sc, cuttings
+        words.append(word)
+    return words, xh
+
+
+def _net_crop(dark: np.ndarray, box: np.ndarray, xh: float) -> np.ndarray:
+    """A word's darkness cut for :mod:`.digit_net`: centred on its box, 2.2 times as high
+    as the box or 1.5 x-heights (old-style figures rise above and fall below the box of
+    their 0s), 0.4 of that height beyond each side."""
+    x0, y0, x1, y1 = (float(v) for v in box)
+    h = max(y1 - y0, 1.5 * xh)
+    cy = (y0 + y1) / 2
+    a, b = max(0, int(cy - 1.1 * h)), int(np.ceil(cy + 1.1 * h))
+    c, d = max(0, int(x0 - 0.4 * h)), int(np.ceil(x1 + 0.4 * h))
+    return dark[a:b, c:d]
+
+
+def _add_tesseract(words: list[_Word], xh: float, strings: list[str]) -> None:
+    """Raise each word's scores to how well Tesseract's readings of it (every cutting,
+    :data:`OCR_VARIANTS`, both orientations; one Tesseract run) agree with each string."""
     patches, owner = [], []
-    for i, (_, crops, _) in enumerate(found):
-        for crop in crops:
+    for i, word in enumerate(words):
+        for crop in word.crops:
             for o, turned in enumerate((crop, crop[::-1, ::-1])):
                 for x_px, binary in OCR_VARIANTS:
                     k = x_px / xh
@@ -246,14 +283,8 @@ def _find_words(gray: np.ndarray, result: GraticuleResult, reduce: int, strings:
                         p = cv2.threshold(p, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)[1]
                     patches.append(p)
                     owner.append((i, o))
-    scores = np.zeros((len(found), 2, len(strings)))          # (word, orientation, string)
     for (i, o), (text, _) in zip(owner, read_words(patches), strict=True):
-        scores[i, o] = np.maximum(scores[i, o], _similarity(text, strings))
-    words = []
-    for (word, *_), sc in zip(found, scores, strict=True):
-        word.scores = sc
-        words.append(word)
-    return words
+        words[i].scores[o] = np.maximum(words[i].scores[o], _similarity(text, strings))
 
 
 def _best_sequence(words: list[_Word], n_strings: int
@@ -286,10 +317,12 @@ def _best_sequence(words: list[_Word], n_strings: int
     return keys[order[0]], "", best - second
 
 
-def verify_labels(image: ImageLike, result: GraticuleResult, spacing: float
+def verify_labels(image: ImageLike, result: GraticuleResult, spacing: float,
+                  gray: tuple[np.ndarray, int] | None = None
                   ) -> tuple[list[LabelReading], list[str]]:
     """Read the labels as old-style figures by testing every sequence of multiples of
-    ``spacing`` (grid-CRS units) against the words by the lines' ends.
+    ``spacing`` (grid-CRS units) against the words by the lines' ends (``gray``: the sheet
+    as :func:`.label_reader.sheet_gray` gives it, if already read).
 
     Returns:
         The readings (one per word that matches a string well enough: the string of its
@@ -300,22 +333,28 @@ def verify_labels(image: ImageLike, result: GraticuleResult, spacing: float
     strings = candidate_strings(spacing)
     if not strings:
         return [], [f"spacing {spacing:g} gives no bounded set of values to check"]
-    reduce = _reduce_for(result)
-    gray = read_image(image, reduce=reduce, gray=True)
-    words = _find_words(gray, result, reduce, strings)
+    gray, reduce = gray or sheet_gray(image, result)
+    words, xh = _find_words(gray, result, reduce, strings)
+    fams = [[w for w in words if w.family == f] for f in range(2)]
+    seqs = [_best_sequence(fw, len(strings))[:2] for fw in fams]
+    # a family the figure reader leaves undetermined: Tesseract's readings added
+    again = [f for f in range(2) if seqs[f][0] is None and fams[f]]
+    if again:
+        _add_tesseract([w for f in again for w in fams[f]], xh, strings)
+        for f in again:
+            seqs[f] = _best_sequence(fams[f], len(strings))[:2]
     readings: list[LabelReading] = []
     notes = []
     for f, name in enumerate(_FAMILIES):
-        fw = [w for w in words if w.family == f]
-        seq, why, _ = _best_sequence(fw, len(strings))
+        seq, why = seqs[f]
         if seq is None:
             notes.append(f"{name}: {why}")
-        for w in fw:
+        for w in fams[f]:
             free = int(np.argmax(w.scores.max(axis=0)))
             best = float(w.scores.max())
             i = None if seq is None else seq[0] + seq[1] * w.line
-            if i is not None and 0 <= i < len(strings) and w.scores[:, i].max() >= MIN_AGREE \
-                    and w.scores[:, i].max() >= best - MIN_MARGIN:
+            if i is not None and 0 <= i < len(strings) \
+                    and w.scores[:, i].max() >= max(MIN_SUPPORT, SUPPORT_SHARE * best):
                 pick = i
             elif best >= MIN_AGREE:
                 pick = free
@@ -339,11 +378,12 @@ def labelling_from_labels(image: ImageLike, result: GraticuleResult, spacing: fl
     Raises :class:`.label_fit.LabelsUnreadableError` (asking for --anchor) when neither
     determines the grid; its labels are those of the second reading when it ran."""
     try:
-        return labelling_from_readings(result, read_labels(image, result), spacing)[0]
+        gray = sheet_gray(image, result)            # read once for both readings
+        return labelling_from_readings(result, read_labels(image, result, gray), spacing)[0]
     except LabelsUnreadableError as first:
         if spacing is None:
             raise
-        checked, notes = verify_labels(image, result, spacing)
+        checked, notes = verify_labels(image, result, spacing, gray)
         if notes:
             raise LabelsUnreadableError(
                 f"{first}; checking the sequences of multiples of {spacing:g} against the "

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..cli import number, run_batch, run_cli
 from ..outputs import check_outputs
-from .params import ORIENTATIONS, STYLES, make_params, run_difficulty, sheet_seed
+from .params import LABEL_STYLES, ORIENTATIONS, STYLES, make_params, run_difficulty, sheet_seed
 from .sheet import generate_sheet
 from .writer import write_sheet
 
@@ -55,7 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--content-scale",
                     type=number("content-scale", minimum=0.02, maximum=10),
                     help="scale of streets and lettering (default 1: 1:5000 at 300 dpi)")
-    ap.add_argument("--labels", choices=("full", "grouped", "thousands", "unsigned", "oldstyle"),
+    ap.add_argument("--labels", choices=LABEL_STYLES[1:],
                     help="print the grid values in the margins in this style (default none; "
                          "truth in NNN.json, grid_labels)")
     ap.add_argument("--style", choices=tuple(STYLES), default="default",

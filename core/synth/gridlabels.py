@@ -5,6 +5,9 @@ Styles (``SheetParams.margin_labels``):
 - ``full``: the coordinate in metres, ``652000`` (a minus sign when negative);
 - ``grouped``: digits grouped by three, ``6 862 000``;
 - ``thousands``: kilometres, ``652``;
+- ``km``: kilometres with their unit, ``652 km``;
+- ``raised``: kilometres followed by small raised trailing zeros, ``652`` and a superscript
+  ``000`` (:data:`RAISED_SIZE` of the label size, raised by :data:`RAISED_RISE` of it);
 - ``unsigned``: the value without its sign, as Jacoubet's atlas prints the eastings west of
   its meridian (the values then fall eastward); use it on sheets whose coordinates all
   have one sign;
@@ -30,10 +33,12 @@ from shapely.geometry import LineString, Polygon
 
 from .geometry import GridAffine
 from .grid import GridLine
-from .params import SheetParams
+from .params import LABEL_STYLES, SheetParams  # noqa: F401 (LABEL_STYLES re-exported)
 from .text import Lettering
 
-LABEL_STYLES = ("none", "full", "grouped", "thousands", "unsigned", "oldstyle")
+#: Size and raise (fractions of the label size) of the raised trailing zeros.
+RAISED_SIZE = 0.55
+RAISED_RISE = 0.4
 #: Size of old-style labels as a fraction of ``label_size_px``, their gap to the frame as
 #: a fraction of their size, and how far the tick runs out, in label sizes.
 OLDSTYLE_SIZE = 0.7
@@ -46,6 +51,10 @@ def label_text(value: float, style: str) -> str:
     v = round(value)
     if style == "thousands":
         return str(round(v / 1000))
+    if style == "km":
+        return f"{round(v / 1000)} km"
+    if style == "raised":
+        return str(v)
     if style in ("unsigned", "oldstyle"):
         return str(abs(v))
     if style == "grouped":
@@ -70,6 +79,14 @@ def _exits(line: GridLine, affine: GridAffine, frame: Polygon) -> list[tuple[np.
         return []
     d = d / length
     return [(pts[0], -d), (pts[-1], d)]
+
+
+def label_runs(text: str, style: str) -> list[tuple[str, float, float]]:
+    """The runs (text, size factor, raise) ``text`` is rendered with: one, or for
+    ``raised`` the value's last three figures small and raised."""
+    if style == "raised" and len(text.lstrip("-")) > 3:
+        return [(text[:-3], 1.0, 0.0), (text[-3:], RAISED_SIZE, RAISED_RISE)]
+    return [(text, 1.0, 0.0)]
 
 
 def draw_grid_labels(ink: np.ndarray, frame: Polygon, lines: list[GridLine],
@@ -129,7 +146,7 @@ def _place(ink, letters: Lettering, text: str, point: np.ndarray, out: np.ndarra
            record: dict, font: str) -> list[dict]:
     """Render ``text`` turned by ``angle`` degrees beyond the frame at ``point`` along
     ``out``; [] if off the sheet. The record's size is the turned text's bounding box."""
-    patch = letters.render([(text, 1.0, 0.0)], font, size)
+    patch = letters.render(label_runs(text, p.margin_labels), font, size)
     t = np.radians(angle)
     c, s_ = abs(np.cos(t)), abs(np.sin(t))
     w = patch.shape[1] * c + patch.shape[0] * s_

@@ -16,6 +16,9 @@ import numpy as np
 
 from ..errors import InputError
 
+#: Styles of the grid values printed in the margins (:mod:`.gridlabels`).
+LABEL_STYLES = ("none", "full", "grouped", "thousands", "km", "raised", "unsigned", "oldstyle")
+
 PARIS_GRID_CRS = ("+proj=omerc +gamma=0.00047289 +lonc=2.33652533 +lon_0=2.33652533 "
                   "+lat_0=48.83635864 +lat_ts=48.83635864 +x_0=0 +y_0=0 +ellps=GRS80 +no_defs")
 ORIENTATIONS = ("axis", "tilted", "rot90")
@@ -323,10 +326,9 @@ def _validate(p: SheetParams) -> None:
     if p.frame_shape not in ("rectangle", "notched"):
         raise InputError(f"frame_shape must be 'rectangle' or 'notched', not {p.frame_shape!r}")
     p.jpeg_quality = int(p.jpeg_quality)
-    if p.margin_labels not in ("none", "full", "grouped", "thousands", "unsigned",
-                               "oldstyle"):
-        raise InputError("margin_labels must be none, full, grouped, thousands, unsigned or "
-                         f"oldstyle, not {p.margin_labels!r}")
+    if p.margin_labels not in LABEL_STYLES:
+        raise InputError(f"margin_labels must be one of {', '.join(LABEL_STYLES)}, not "
+                         f"{p.margin_labels!r}")
     if p.water_style not in WATER_STYLES:
         raise InputError(f"water_style must be one of {', '.join(WATER_STYLES)}, not "
                          f"{p.water_style!r}")
