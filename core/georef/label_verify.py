@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
+from scipy import ndimage
 
 from ..graticule.result import GraticuleResult
 from ..imageio import ImageLike
@@ -60,8 +61,11 @@ OUTWARDS = 0.12
 INWARDS = 0.03
 #: Ink darker than this (0-255, 255 = the strip's darkest ink) may be a faint figure.
 FAINT_INK = 60
-#: A line ends where its last run of ink at least this long (grid cells) ends.
+#: A line ends where its last run of ink at least this long (grid cells) ends; gaps up to
+#: :data:`LINE_GAP` (grid cells: the line hidden under a block or hatching by the frame)
+#: do not break a run.
 LINE_RUN = 0.04
+LINE_GAP = 0.25
 #: Straight strokes longer than this (grid cells) are lines, not figures.
 LONG_STROKE = 0.055
 #: A word is reported as read when its reading agrees this well with a candidate string.
@@ -157,15 +161,17 @@ def _centred(groups: list[tuple[np.ndarray, np.ndarray]], width: int
             and abs((b[0] + b[2]) / 2 - width / 2) <= 0.5 * (b[2] - b[0])]
 
 
-def _line_end(strip: np.ndarray, run: int) -> float:
+def _line_end(strip: np.ndarray, run: int, gap: int = 0) -> float:
     """How far out (pixels from the bottom of ``strip``: line vertical up its middle, out
     up) the line ends: the outer end of its outermost run of ink at least ``run`` pixels
-    long; 0 when it has none."""
+    long, gaps shorter than ``gap`` pixels bridged; 0 when it has none."""
     h, w = strip.shape
     paper = cv2.morphologyEx(strip, cv2.MORPH_CLOSE, np.ones((1, 9), np.uint8))
     mid = slice(max(0, w // 2 - 2), w // 2 + 3)
     depth = cv2.subtract(paper[:, mid], strip[:, mid]).max(axis=1)
     dark = (depth > max(20.0, 0.4 * float(depth.max())))[::-1]     # from the bottom out
+    if gap > 1:
+        dark = ndimage.binary_closing(dark, np.ones(gap, bool)) | dark
     best, count = 0, 0
     for i, on in enumerate(dark):
         count = count + 1 if on else 0
@@ -211,30 +217,47 @@ def _find_words(gray: np.ndarray, result: GraticuleResult, reduce: int, strings:
                 # (up to BEYOND_CELLS, further when the line is crossed short of the others)
                 far = int((BEYOND_CELLS + INWARDS) * cell
                           + min(extra / reduce, MAX_EXTRA_CELLS * cell))
-                stop = _line_end(_strip(gray, start, out, across, width, far)[0],
-                                 int(LINE_RUN * cell))
-                if stop > (INWARDS + OUTWARDS / 2) * cell:
-                    start = start + out * (stop - INWARDS * cell)
-                strip, m = _strip(gray, start, out, across, width, length)
-                ink, dark = _ink(strip, max(12, int(LONG_STROKE * cell)))
-                # figures as the line's own contrast shows them, and as faint ink (thin
-                # engraved figures are paler than the lines): one word, several cuttings
-                faint = (dark > FAINT_INK).astype(np.uint8) * 255
-                words_here: list[tuple[np.ndarray, list[np.ndarray], np.ndarray]] = []
-                for binary in (ink, faint):
-                    for box, heights in _centred(_figure_groups(binary, max_h), width):
-                        crop = _crop(dark, box)
-                        same = [w for w in words_here if _iou(tuple(w[0]), tuple(box)) > 0.5]
-                        if same:
-                            same[0][1].append(crop)
-                        else:
-                            words_here.append((box, [crop], heights))
-                for box, crops, heights in words_here:
+                # (a line hidden under a block by the frame ends there only when its
+                # gaps are bridged: both ends are searched when they differ)
+                seen = len(found)
+                line = _strip(gray, start, out, across, width, far)[0]
+                stops = {_line_end(line, int(LINE_RUN * cell), g)
+                         for g in (0, int(LINE_GAP * cell))}
+                if max(stops) - min(stops) < OUTWARDS / 2 * cell:
+                    stops = {min(stops)}
+                words_here: list[tuple[np.ndarray, list[np.ndarray], np.ndarray,
+                                       np.ndarray, np.ndarray]] = []
+                for stop in sorted(stops):
+                    here = start
+                    if stop > (INWARDS + OUTWARDS / 2) * cell:
+                        here = start + out * (stop - INWARDS * cell)
+                    strip, m = _strip(gray, here, out, across, width, length)
+                    ink, dark = _ink(strip, max(12, int(LONG_STROKE * cell)))
+                    # figures as the line's own contrast shows them, and as faint ink (thin
+                    # engraved figures are paler than the lines): one word, several cuttings
+                    faint = (dark > FAINT_INK).astype(np.uint8) * 255
+                    words_stop: list[tuple[np.ndarray, list[np.ndarray], np.ndarray]] = []
+                    for binary in (ink, faint):
+                        for box, heights in _centred(_figure_groups(binary, max_h), width):
+                            crop = _crop(dark, box)
+                            same = [w for w in words_stop
+                                    if _iou(tuple(w[0]), tuple(box)) > 0.5]
+                            if same:
+                                same[0][1].append(crop)
+                            else:
+                                words_stop.append((box, [crop], heights))
+                    # (the figures' size is measured on the first window's words: the
+                    # second one looks into the map)
+                    words_here += [(b, c, h if stop == min(stops) else h[:0], m, dark)
+                                   for b, c, h in words_stop]
+                for box, crops, heights, m, dark in words_here:
                     x0, y0, x1, y1 = (int(v) for v in box)
                     corners = np.array([[x0, y0, 1], [x1, y0, 1], [x1, y1, 1], [x0, y1, 1]],
                                        np.float64) @ m.T * reduce
                     ibox = (int(corners[:, 0].min()), int(corners[:, 1].min()),
                             int(np.ceil(corners[:, 0].max())), int(np.ceil(corners[:, 1].max())))
+                    if any(_iou(ibox, w.box) > 0.5 for w, *_ in found[seen:]):
+                        continue                  # found from both windows
                     sy = m[:, 1]                  # the strip's down axis in the image
                     found.append((_Word(f, int(k), end, ibox,
                                         ((float(-sy[0]), float(-sy[1])),
@@ -244,7 +267,8 @@ def _find_words(gray: np.ndarray, result: GraticuleResult, reduce: int, strings:
         return [], 0.0
     # the labels of a sheet share one size: the commonest figure height is the x-height
     # (0, 1, 2 have neither ascender nor descender); words are read at a few sizes of it
-    xh = float(np.median(np.concatenate([hs for _, _, hs, *_ in found])))
+    heights = np.concatenate([hs for _, _, hs, *_ in found])
+    xh = float(np.median(heights)) if len(heights) else float(max_h) / 2
     crops = [_net_crop(dark, box, xh) for *_, dark, box in found]
     inputs = np.stack([net_input(np.ascontiguousarray(c if o == 0 else c[::-1, ::-1]))
                        for c in crops for o in (0, 1)])

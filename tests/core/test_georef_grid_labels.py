@@ -15,6 +15,7 @@ from core.georef.label_fit import fit_family, labelling_from_readings
 from core.georef.label_reader import LabelReading, parse_value, read_words
 from core.georef.label_verify import (
     _best_sequence,
+    _line_end,
     _similarity,
     _Word,
     candidate_strings,
@@ -301,3 +302,15 @@ def test_real_jacoubet_sheet_labelled_from_its_old_style_figures(tmp_path):
     grid = lab.grid_coordinates(graticule.index)
     east = grid[np.argsort(graticule.points[:, 0])][:, 0]
     assert east[-1] - east[0] > 0 and set(np.diff(np.unique(grid[:, 0]))) == {250.0}
+
+
+def test_a_line_hidden_under_a_block_by_the_frame_ends_at_the_frame_when_gaps_are_bridged():
+    """Line up the middle of a strip (out = up): 100 px from the bottom, under a block 40 px
+    long (no contrast across it), then 20 px more to the frame."""
+    strip = np.full((300, 21), 220, np.uint8)
+    strip[-100:, 10] = 60                      # the line, from the bottom out
+    strip[-140:-100, :] = 80                   # the block it is hidden under
+    strip[-160:-140, 10] = 60                  # its last 20 px, too short a run alone
+    assert _line_end(strip, 40) == 100.0
+    assert _line_end(strip, 40, 30) == 100.0   # a gap longer than bridged
+    assert _line_end(strip, 40, 50) == 160.0
