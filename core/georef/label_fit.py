@@ -6,8 +6,9 @@ the line index k (step b = the grid spacing, in the units printed: a round numbe
 on two different lines proposes (a, b); the proposal most readings agree with exactly wins
 (a misread label, a street number or a missing label cannot move it); the readings that
 disagree are reported and left out. A family is determined when at least three lines agree,
-or two lines read at both ends (four readings), or two lines read clearly (a warning then
-says that few labels named the grid).
+or two lines read at both ends (four readings), or two lines read clearly, or two lines
+whose step is the one the other family gives on three lines or more (a warning then says
+that few labels named the grid).
 
 Which family is the easting and where north is come from the direction the text's top
 points (easting labels stand upright on a north-up sheet; northing labels are upright too
@@ -63,9 +64,11 @@ def _round_step(b: float) -> bool:
     return any(abs(mantissa - m) < 1e-9 for m in (1.0, 2.0, 2.5, 5.0))
 
 
-def fit_family(readings: list[LabelReading], spacing: float | None
-               ) -> tuple[FamilyFit | None, str]:
-    """The best arithmetic sequence of one family's readings, or (None, why not)."""
+def fit_family(readings: list[LabelReading], spacing: float | None,
+               two_lines: bool = False) -> tuple[FamilyFit | None, str]:
+    """The best arithmetic sequence of one family's readings, or (None, why not).
+
+    ``two_lines``: two lines agreeing are enough (the step is known from elsewhere)."""
     rs = [r for r in readings if r.value is not None and len(r.text.lstrip("-")) >= 2]
     steps = None if spacing is None else {spacing / u for u in UNIT_FACTORS}
     scored: dict[tuple[float, float], tuple] = {}
@@ -93,7 +96,7 @@ def fit_family(readings: list[LabelReading], spacing: float | None
     ranked = sorted(scored.items(), key=lambda kv: kv[1][0], reverse=True)
 
     def enough(lines: set, agree: dict) -> bool:
-        return (len(lines) >= MIN_LINES or (len(lines) >= 2 and len(agree) >= 4)
+        return (len(lines) >= MIN_LINES or (len(lines) >= 2 and (two_lines or len(agree) >= 4))
                 or (len(lines) >= 2 and min(r.confidence for r in agree.values()) >= CLEAR))
 
     good = [kv for kv in ranked if enough(kv[1][2], kv[1][1])]
@@ -117,6 +120,17 @@ def _fit_both(families: list[list[LabelReading]], spacing: float | None
     cannot impose its step."""
     fits, why = zip(*(fit_family(rs, spacing) for rs in families), strict=True)
     fits, why = list(fits), list(why)
+    if spacing is None and fits.count(None) == 1:
+        # a family read on two lines only: enough when its step is the step the other
+        # family, read on three lines or more, gives (in full units or in thousands)
+        k = fits.index(None)
+        other = fits[1 - k]
+        if len(other.lines) >= MIN_LINES:
+            for step in (abs(other.b), abs(other.b) * 1000.0):
+                fit, _ = fit_family(families[k], step, two_lines=True)
+                if fit is not None:
+                    fits[k], why[k] = fit, ""
+                    break
     if spacing is not None or any(f is None for f in fits) or abs(fits[0].b) == abs(fits[1].b):
         return fits, why
     best = None

@@ -112,6 +112,24 @@ def test_labels_that_do_not_determine_the_grid_ask_for_an_anchor():
     assert any("only two rows lines" in w for w in lab.warnings)
 
 
+def test_two_lines_are_enough_when_their_step_is_the_other_familys():
+    cols = [_reading("columns", c, str(652 + c), c) for c in range(4)]     # thousands
+    rows = [_reading("rows", r, str(6862000 - 1000 * r), 10 + r, up=LEFT) for r in (1, 3)]
+    g = _grid()
+    lab, _ = labelling_from_readings(g, cols + rows, None)
+    assert np.allclose(lab.grid_coordinates(g.index),
+                       np.column_stack([652000 + 1000.0 * g.index[:, 0],
+                                        6862000 - 1000.0 * g.index[:, 1]]))
+    assert any("only two rows lines" in w for w in lab.warnings)
+    # two readings with another step than the columns' name nothing
+    other = [_reading("rows", r, str(6862000 - 2000 * r), 10 + r, up=LEFT) for r in (1, 3)]
+    with pytest.raises(InputError, match="rows: only 2 readings on 2 lines"):
+        labelling_from_readings(g, cols + other, None)
+    # nor do they when the columns too are read on two lines only
+    with pytest.raises(InputError, match="do not determine the grid"):
+        labelling_from_readings(g, cols[:2] + rows, None)
+
+
 def test_tesseract_reads_printed_figures():
     import cv2
 
