@@ -47,8 +47,8 @@ STYLES: dict[str, dict] = {
 }
 STYLES["heldout-organic"] = {**STYLES["heldout"], "street_layout": "organic"}
 #: the fields that make a held-out style unique (training must draw none of these values)
-HELDOUT_MARKERS = {**{k: STYLES["heldout"][k] for k in ("water_style", "lettering_font")},
-                   "street_layout": "organic"}
+HELDOUT_MARKERS = {k: STYLES["heldout-organic"][k]
+                   for k in ("water_style", "lettering_font", "street_layout")}
 MIN_SIZE = 256
 MAX_SIZE = 40000
 
@@ -293,12 +293,17 @@ def make_params(seed: int, size: int | tuple[int, int] = 10000, *,
     p.label_distractors = int(lab.integers(0, 3))
 
     style = overrides.get("style", "default")
-    if style not in STYLES:
-        raise InputError(f"style must be one of {', '.join(STYLES)}, not {style!r}")
+    _one_of("style", style, STYLES)
     for k, v in {**STYLES[style], **overrides}.items():
         setattr(p, k, v)
     _validate(p)
     return p
+
+
+def _one_of(name: str, value: object, choices) -> None:
+    """InputError naming the field ``name`` when ``value`` is not one of ``choices``."""
+    if value not in choices:
+        raise InputError(f"{name} must be one of {', '.join(choices)}, not {value!r}")
 
 
 def _validate(p: SheetParams) -> None:
@@ -326,18 +331,10 @@ def _validate(p: SheetParams) -> None:
     if p.frame_shape not in ("rectangle", "notched"):
         raise InputError(f"frame_shape must be 'rectangle' or 'notched', not {p.frame_shape!r}")
     p.jpeg_quality = int(p.jpeg_quality)
-    if p.margin_labels not in LABEL_STYLES:
-        raise InputError(f"margin_labels must be one of {', '.join(LABEL_STYLES)}, not "
-                         f"{p.margin_labels!r}")
-    if p.water_style not in WATER_STYLES:
-        raise InputError(f"water_style must be one of {', '.join(WATER_STYLES)}, not "
-                         f"{p.water_style!r}")
-    if p.street_layout not in STREET_LAYOUTS:
-        raise InputError(f"street_layout must be one of {', '.join(STREET_LAYOUTS)}, not "
-                         f"{p.street_layout!r}")
-    if p.lettering_font not in LETTERING_FONTS:
-        raise InputError(f"lettering_font must be one of {', '.join(LETTERING_FONTS)}, not "
-                         f"{p.lettering_font!r}")
+    _one_of("margin_labels", p.margin_labels, LABEL_STYLES)
+    _one_of("water_style", p.water_style, WATER_STYLES)
+    _one_of("street_layout", p.street_layout, STREET_LAYOUTS)
+    _one_of("lettering_font", p.lettering_font, LETTERING_FONTS)
     if not (0.3 <= p.hatch_spacing_factor <= 4.0 and 0.5 <= p.hatch_width_px <= 6.0
             and 0.3 <= p.lettering_scale <= 3.0):
         raise InputError("hatch_spacing_factor must be 0.3-4, hatch_width_px 0.5-6 and "
