@@ -19,7 +19,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from ..errors import InputError
+from ..onnx_nets import cached_network
 
 MODEL_PATH = Path(__file__).resolve().parent / "models" / "digit_net.onnx"
 #: Input height and width of the network, pixels; one output step per STEP input columns.
@@ -31,8 +31,8 @@ BLANK = 0
 #: Words fed to the network at once.
 BATCH = 64
 
+#: held while the network runs (one OpenCV DNN network runs one batch at a time)
 _lock = threading.Lock()
-_nets: dict[tuple[str, int], cv2.dnn.Net] = {}
 
 
 def net_input(dark: np.ndarray) -> np.ndarray:
@@ -55,19 +55,7 @@ def net_input(dark: np.ndarray) -> np.ndarray:
 
 def load_net(path: Path = MODEL_PATH) -> cv2.dnn.Net:
     """The OpenCV DNN network of ``path``, read once per process."""
-    try:
-        key = (str(path), Path(path).stat().st_mtime_ns)
-    except OSError as exc:
-        raise InputError(f"cannot load the figure reader {path}: {exc}; reinstall the "
-                         "plugin") from None
-    with _lock:
-        if key not in _nets:
-            try:
-                _nets[key] = cv2.dnn.readNetFromONNX(key[0])
-            except cv2.error as exc:
-                raise InputError(f"cannot load the figure reader {path}: {exc}; reinstall "
-                                 "the plugin or retrain it (models/DIGIT_MODEL.md)") from None
-        return _nets[key]
+    return cached_network(path, "the figure reader", "models/DIGIT_MODEL.md")[0]
 
 
 def read_logits(inputs: np.ndarray, path: Path = MODEL_PATH) -> np.ndarray:
