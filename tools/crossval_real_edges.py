@@ -41,7 +41,7 @@ from core.atomic import write_text_atomic  # noqa: E402
 from core.blocks import BlockSettings, segment_sheet, shapes_from_lines  # noqa: E402
 from core.blocks.evaluate import closed_shapes_reference, shapes_quality  # noqa: E402
 from core.blocks.net import NetGeometry, tiled_probability  # noqa: E402
-from core.blocks.thinning import prune_spurs, thin  # noqa: E402
+from core.blocks.pipeline import edge_lines  # noqa: E402
 from core.imageio import read_image, read_mask  # noqa: E402
 from tools.train_blocks_net import batch, conv, to_input  # noqa: E402
 from tools.train_edges_net import weighted_bce_step  # noqa: E402
@@ -146,9 +146,7 @@ def shapes_from_edge_probability(prob: np.ndarray, mask: np.ndarray, threshold: 
     ``threshold`` (0-1), thinned to one pixel, spurs pruned, then the shapes level's
     regions step."""
     s = settings or BlockSettings.for_level("shapes")
-    edges = (prob > threshold * 255).astype(np.uint8)
-    lines = prune_spurs(thin(edges, s.thinning_iterations), s.px(s.spur_length))
-    return shapes_from_lines(lines, mask, s)[0] > 0
+    return shapes_from_lines(edge_lines(prob, threshold, s), mask, s)[0] > 0
 
 
 def score(reference: tuple[np.ndarray, np.ndarray], prediction: np.ndarray) -> dict:
