@@ -140,6 +140,27 @@ def test_tesseract_reads_printed_figures():
                                         ("", 0.0)]
 
 
+def test_many_words_are_read_by_several_tesseract_processes_in_order(monkeypatch):
+    """Words split between Tesseract processes come back in their order, read as one
+    process reads them."""
+    import cv2
+
+    import core.georef.label_reader as reader
+
+    patches = []
+    for k in range(12):
+        img = np.zeros((50, 220), np.uint8)
+        cv2.putText(img, str(1000 * (k + 1)), (5, 40), cv2.FONT_HERSHEY_SIMPLEX, 1.1, 255, 2,
+                    cv2.LINE_AA)
+        patches.append(img)
+    monkeypatch.setattr(reader, "WORDS_PER_PROCESS", 4)
+    monkeypatch.setattr(reader, "TESSERACT_PROCESSES", 3)
+    split = read_words(patches)
+    monkeypatch.setattr(reader, "TESSERACT_PROCESSES", 1)
+    assert read_words(patches) == split
+    assert [text for text, _ in split] == [str(1000 * (k + 1)) for k in range(12)]
+
+
 def test_label_styles():
     assert label_text(6862000.0, "grouped") == "6 862 000"
     assert label_text(652000.0, "thousands") == "652"
