@@ -74,6 +74,8 @@ class LabelReading:
         word: number of the word on the sheet: the readings of one word (upright and
             upside down) share it; at most one of them can be used.
         turns: quarter turns (counter-clockwise) that made the word upright for reading.
+        inside: True when the word was found along the line inside the map
+            (:mod:`.label_inside`; ``end`` is then 0), False by the frame.
     """
 
     family: str
@@ -86,6 +88,7 @@ class LabelReading:
     up: tuple[float, float]
     word: int
     turns: int = 0
+    inside: bool = False
 
 
 def read_words(patches: list[np.ndarray]) -> list[tuple[str, float]]:
@@ -394,7 +397,19 @@ def _iou(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> float:
 def _pick_words(words: list[tuple[np.ndarray, int, np.ndarray]], ink: np.ndarray,
                 width: int) -> list[tuple[np.ndarray, int, np.ndarray]]:
     """The words on the line (the strip's centre column) in the emptiest surroundings:
-    (box, number of characters), at most :data:`WORDS_PER_END`."""
+    (box, number of characters, box of the full-height figures), at most
+    :data:`WORDS_PER_END`."""
+    scored = sorted(word_emptiness(words, ink, width), key=lambda s: s[0])
+    return [(b, c, m) for _, b, c, m in scored[:WORDS_PER_END]]
+
+
+def word_emptiness(words: list[tuple[np.ndarray, int, np.ndarray]], ink: np.ndarray,
+                   width: int, reach: float = 1.0, ring: float = 1.0
+                   ) -> list[tuple[float, np.ndarray, int, np.ndarray]]:
+    """(emptiness, box, characters, box of the full-height figures) of the words on the
+    line (the strip's centre column, or within ``reach`` times their height of it) that
+    are more than a lone character: the share of ink in a ring ``ring`` times their
+    height wide around them (0: blank paper)."""
     integral = cv2.integral((ink > 0).astype(np.uint8))
     h, w = ink.shape
     scored = []
@@ -402,20 +417,21 @@ def _pick_words(words: list[tuple[np.ndarray, int, np.ndarray]], ink: np.ndarray
         x0, y0, x1, y1 = box
         size = max(x1 - x0, y1 - y0)
         short = min(x1 - x0, y1 - y0)
-        if not (x0 - short <= width / 2 <= x1 + short):
+        if short < 0:
+            continue       # an inverted box (a thin stroke less its joining gap)
+        if not (x0 - reach * short <= width / 2 <= x1 + reach * short):
             continue       # not on the line
         if comps < 2 and size < 1.5 * short:
             continue       # a lone character: too little to read
-        pad = int(short)
+        pad = int(ring * short)
         a0, b0 = max(0, int(x0) - pad), max(0, int(y0) - pad)
         a1, b1 = min(w, int(x1) + pad), min(h, int(y1) + pad)
-        ring = (integral[b1, a1] - integral[b0, a1] - integral[b1, a0] + integral[b0, a0])
+        around = (integral[b1, a1] - integral[b0, a1] - integral[b1, a0] + integral[b0, a0])
         inner = (integral[int(y1), int(x1)] - integral[int(y0), int(x1)]
                  - integral[int(y1), int(x0)] + integral[int(y0), int(x0)])
         area = max(1, (a1 - a0) * (b1 - b0) - (x1 - x0) * (y1 - y0))
-        scored.append(((ring - inner) / area, box, comps, main))
-    scored.sort(key=lambda s: s[0])
-    return [(b, c, m) for _, b, c, m in scored[:WORDS_PER_END]]
+        scored.append(((around - inner) / area, box, comps, main))
+    return scored
 
 
 def _word_job(dark: np.ndarray, box: np.ndarray, m: np.ndarray, reduce: int, f: int, k: int,
