@@ -21,6 +21,7 @@ Pixel coordinates: x right, y down, full-resolution pixels (integer values at pi
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 
 from ..graticule.result import GraticuleResult, LineFamily
@@ -42,9 +43,11 @@ from .label_reader import (
 #: Cells searched either side of a line for its value.
 ACROSS_CELLS = 0.12
 #: A word stands by its line when within this many times its height of it.
-REACH = 2.0
+REACH = 1.5
 #: Emptiness is measured in a ring this many times a word's height around it (a halo).
 RING = 0.4
+#: Share of a word's characters at the full height for it to be read as figures first.
+SAME_HEIGHT = 0.75
 #: Emptiness within this share of ink counts as equal (the taller word first).
 EMPTY_STEP = 0.01
 #: Words read per line (the emptiest surroundings first).
@@ -98,11 +101,11 @@ def read_inside_labels(image: ImageLike, result: GraticuleResult,
             strip, m = _strip(gray, start, d, np.array([-d[1], d[0]]), width, length)
             ink, dark = _ink(strip, int(max(3 * max_h, 0.06 * cell)))
             words = [w for w in _words(ink, 5, max_h) if _number_like(w)]
-            # the emptiest surroundings first (a halo), then the tallest (map text is
-            # smaller than the grid values)
+            # words of figures (characters of one height) first, then the emptiest
+            # surroundings (a halo), then the tallest (map text is smaller)
             scored = sorted(word_emptiness(words, ink, width, REACH, RING),
-                            key=lambda s: (round(s[0] / EMPTY_STEP), -min(s[1][2] - s[1][0],
-                                                                         s[1][3] - s[1][1])))
+                            key=lambda s: (not _one_height(ink, s[1]), round(s[0] / EMPTY_STEP),
+                                           -min(s[1][2] - s[1][0], s[1][3] - s[1][1])))
             for _, box, _, main in scored[:WORDS_PER_LINE]:
                 job = _word_job(*_alone(dark, main, m), reduce, f, k, 0, 0)
                 along = (box[3] - box[1]) > (box[2] - box[0])
@@ -127,6 +130,19 @@ def _alone(dark: np.ndarray, box: np.ndarray, m: np.ndarray
     shifted = m.copy()
     shifted[:, 2] += m[:, 0] * (x0 - pad) + m[:, 1] * (y0 - pad)
     return out, np.asarray(box, np.float64) - [x0 - pad, y0 - pad, x0 - pad, y0 - pad], shifted
+
+
+def _one_height(ink: np.ndarray, box: np.ndarray) -> bool:
+    """Whether the characters in ``box`` of a strip's ink share one height across the
+    word, as figures do (lower-case words mix x-height letters with ascenders): at least
+    :data:`SAME_HEIGHT` of them reach 0.8 of the tallest."""
+    x0, y0, x1, y1 = (int(v) for v in box)
+    n, _, stats, _ = cv2.connectedComponentsWithStats(ink[y0:y1 + 1, x0:x1 + 1], connectivity=8)
+    along_y = (y1 - y0) > (x1 - x0)                # the word runs up the strip
+    tall = stats[1:, cv2.CC_STAT_WIDTH if along_y else cv2.CC_STAT_HEIGHT]
+    long = stats[1:, cv2.CC_STAT_HEIGHT if along_y else cv2.CC_STAT_WIDTH]
+    tall = tall[np.maximum(tall, long) >= 3]
+    return len(tall) >= 2 and float(np.mean(tall >= 0.8 * tall.max())) >= SAME_HEIGHT
 
 
 def _number_like(word: tuple[np.ndarray, int, np.ndarray]) -> bool:
