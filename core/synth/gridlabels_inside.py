@@ -38,6 +38,12 @@ def _unit(v: np.ndarray) -> np.ndarray:
     return v / float(np.hypot(*v))
 
 
+def inside_text(value: float, thousands: bool) -> str:
+    """How a line's ``value`` (metres) is printed: in thousands (``652``) or in full."""
+    v = round(value)
+    return str(round(v / 1000)) if thousands else str(v)
+
+
 def draw_inside_labels(ink: np.ndarray, frame: Polygon, lines: list[GridLine],
                        affine: GridAffine, p: SheetParams, rng: np.random.Generator,
                        letters: Lettering, red: np.ndarray | None = None) -> list[dict]:
@@ -79,8 +85,7 @@ def draw_inside_labels(ink: np.ndarray, frame: Polygon, lines: list[GridLine],
             places.append((line, at(line, a + rng.uniform(0.3, 0.7) * (b - a))))
     records = []
     for line, point in places:
-        v = round(line.value)
-        text = str(round(v / 1000)) if thousands else str(v)
+        text = inside_text(line.value, thousands)
         records.append(_print((ink, red), letters, text, line.axis, point, p.label_font,
                               size, gap, halo, east_deg, east * side, north,
                               {"axis": line.axis, "value": float(line.value),
