@@ -1,7 +1,7 @@
 """Zero-input georeferencing: the grid values printed on the sheet name the grid (issue 18).
 
 Run: ``.venv/bin/python -m benchmarks.bench_grid_labels [--count 24] [--oldstyle 6]
-[--formats N] [--inside N] [--size 10000] [--no-real] [--no-big] [--map-area]``. Three parts, each
+[--formats N] [--inside 6] [--size 10000] [--no-real] [--no-big] [--map-area]``. Three parts, each
 printing numbers:
 
 1. Generated labelled sheets (``--count``, the four label styles in turn, axis-aligned,
@@ -233,9 +233,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="generated sheets in the oldstyle style, run with --spacing (default 6)")
     ap.add_argument("--formats", type=int, default=0,
                     help="generated sheets in the km and raised styles in turn (default 0)")
-    ap.add_argument("--inside", type=int, default=0,
+    ap.add_argument("--inside", type=int, default=6,
                     help="generated sheets in the inside style: values along the lines "
-                         "inside the map (default 0)")
+                         "inside the map, nothing but the CRS (default 6)")
     ap.add_argument("--size", type=int, default=10000,
                     help="their size, px (default 10000)")
     ap.add_argument("--no-real", action="store_true", help="skip the Jacoubet sheets")
