@@ -12,7 +12,8 @@ The line and other long strokes are removed, the remaining ink is grouped into w
 beside the line, running along it or standing across it, in the emptiest surroundings
 (:func:`.label_reader.word_emptiness`; among equals the tallest; at most
 :data:`WORDS_PER_LINE` a line) are read by
-Tesseract with the margin labels' reader (all words of the sheet in one process). A word
+Tesseract with the margin labels' reader (all words of the sheet in one process, figures
+only). A word
 found by lines of both families (by a crossing) belongs to the line it runs along. The
 readings carry ``inside`` True and go through :mod:`.label_fit` like the margin labels'.
 
@@ -54,6 +55,13 @@ EMPTY_STEP = 0.01
 WORDS_PER_LINE = 4
 #: Smallest height of a grid value's figures, pixels of the sheet as read.
 MIN_HEIGHT = 6
+#: What Tesseract may read inside the map: figures, minus and space (no unit: a figure
+#: misread as k would be kept out of the number).
+FIGURES = "0123456789- "
+#: Margin kept around a word cut out for Tesseract: this share of its height, at least
+#: KEEP_PX pixels.
+KEEP = 0.15
+KEEP_PX = 2
 #: Cells followed beyond the other family's outermost detected lines.
 BEYOND_CELLS = 1.0
 
@@ -116,7 +124,7 @@ def read_inside_labels(image: ImageLike, result: GraticuleResult,
         for r in job[1]:
             r.word, r.inside = len(jobs) + 1, True
         jobs.append(job)
-    return _read_jobs(jobs)
+    return _read_jobs(jobs, FIGURES)
 
 
 def _alone(dark: np.ndarray, box: np.ndarray, m: np.ndarray
@@ -126,7 +134,11 @@ def _alone(dark: np.ndarray, box: np.ndarray, m: np.ndarray
     x0, y0, x1, y1 = (int(v) for v in box)
     pad = max(2, min(x1 - x0, y1 - y0) // 2)
     out = np.zeros((y1 - y0 + 2 * pad, x1 - x0 + 2 * pad), dark.dtype)
-    out[pad:pad + y1 - y0, pad:pad + x1 - x0] = dark[y0:y1, x0:x1]
+    # the box and a margin (its edge pixels may lie just outside it) are kept
+    m_ = max(KEEP_PX, round(KEEP * min(x1 - x0, y1 - y0)))
+    a0, b0 = max(0, x0 - m_), max(0, y0 - m_)
+    a1, b1 = min(dark.shape[1], x1 + m_), min(dark.shape[0], y1 + m_)
+    out[pad + b0 - y0:pad + b1 - y0, pad + a0 - x0:pad + a1 - x0] = dark[b0:b1, a0:a1]
     shifted = m.copy()
     shifted[:, 2] += m[:, 0] * (x0 - pad) + m[:, 1] * (y0 - pad)
     return out, np.asarray(box, np.float64) - [x0 - pad, y0 - pad, x0 - pad, y0 - pad], shifted

@@ -91,10 +91,11 @@ class LabelReading:
     inside: bool = False
 
 
-def read_words(patches: list[np.ndarray]) -> list[tuple[str, float]]:
+def read_words(patches: list[np.ndarray], chars: str = "0123456789-km "
+               ) -> list[tuple[str, float]]:
     """Text (figures, minus signs and the letters of km; spaces removed) and confidence
     (0-100, 0 when nothing was read) of upright word images (uint8, 255 = ink), in one
-    Tesseract run.
+    Tesseract run (``chars``: the characters it may read).
 
     Tesseract runs as a separate process (Debian tesseract-ocr 5, English model, one text
     line per image, figures, minus and the unit km only), single-threaded: on images this
@@ -118,7 +119,7 @@ def read_words(patches: list[np.ndarray]) -> list[tuple[str, float]]:
             fh.write("\n".join(names) + "\n")
         env = {**os.environ, "OMP_THREAD_LIMIT": "1"}
         run = subprocess.run([exe, listing, "-", "--psm", "7", "-c",
-                              "tessedit_char_whitelist=0123456789-km ", "tsv"],
+                              "tessedit_char_whitelist=" + chars, "tsv"],
                              capture_output=True, text=True, env=env, check=False)
     if run.returncode != 0:
         raise InputError(f"Tesseract failed ({run.stderr.strip()[:200]}); check the "
@@ -459,13 +460,15 @@ def _word_job(dark: np.ndarray, box: np.ndarray, m: np.ndarray, reduce: int, f: 
                    for q in order]
 
 
-def _read_jobs(jobs: list[tuple[np.ndarray, list[LabelReading]]]) -> list[LabelReading]:
-    """Read every word the first way; those not read with confidence, the other way too."""
+def _read_jobs(jobs: list[tuple[np.ndarray, list[LabelReading]]], chars: str = "0123456789-km "
+               ) -> list[LabelReading]:
+    """Read every word the first way; those not read with confidence, the other way too
+    (``chars``: the characters Tesseract may read)."""
     out: list[LabelReading] = []
     pending = jobs
     for attempt in (0, 1):
         texts = read_words([np.ascontiguousarray(np.rot90(patch, rs[attempt].turns))
-                            for patch, rs in pending])
+                            for patch, rs in pending], chars)
         again = []
         for (patch, rs), (text, conf) in zip(pending, texts, strict=True):
             r = rs[attempt]

@@ -8,8 +8,8 @@ cell), in thousands (``652``, ``6862``) or in full (``652000``) as the sheet's s
 picks: eastings turned with their line, reading upwards, just beside the vertical line
 (on one side of it for the whole sheet); northings upright just above the horizontal
 line. Some are left out (``label_missing``); ``label_distractors`` stray numbers (house
-numbers) are printed the same way beside random lines. Geometry in flat upright pixels
-(x right, y down).
+numbers) are printed the same way beside random lines, in cells carrying no value.
+Geometry in flat upright pixels (x right, y down).
 """
 
 from __future__ import annotations
@@ -83,6 +83,7 @@ def draw_inside_labels(ink: np.ndarray, frame: Polygon, lines: list[GridLine],
                 continue
             a, b = mine[c]
             places.append((line, at(line, a + rng.uniform(0.3, 0.7) * (b - a))))
+            cells.remove((line, a, b))          # no stray number over a value
     records = []
     for line, point in places:
         text = inside_text(line.value, thousands)
