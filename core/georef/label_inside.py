@@ -53,6 +53,12 @@ SAME_HEIGHT = 0.75
 EMPTY_STEP = 0.01
 #: Words read per line (the emptiest surroundings first).
 WORDS_PER_LINE = 4
+#: Characters closer than this share of their size join one word (less than by the frame:
+#: the map's ink comes close to a value's halo; grouped figures still join, by their
+#: height).
+JOIN = 0.25
+#: Most characters of a value (``-6862000`` and two spaces).
+MAX_CHARS = 10
 #: Smallest height of a grid value's figures, pixels of the sheet as read.
 MIN_HEIGHT = 6
 #: What Tesseract may read inside the map: figures, minus and space (no unit: a figure
@@ -108,7 +114,7 @@ def read_inside_labels(image: ImageLike, result: GraticuleResult,
             start = (p0 + d * lo) / reduce
             strip, m = _strip(gray, start, d, np.array([-d[1], d[0]]), width, length)
             ink, dark = _ink(strip, int(max(3 * max_h, 0.06 * cell)))
-            words = [w for w in _words(ink, 5, max_h) if _number_like(w)]
+            words = [w for w in _words(ink, 5, max_h, JOIN) if _number_like(w)]
             # words of figures (characters of one height) first, then the emptiest
             # surroundings (a halo), then the tallest (map text is smaller)
             scored = sorted(word_emptiness(words, ink, width, REACH, RING),
@@ -158,11 +164,11 @@ def _one_height(ink: np.ndarray, box: np.ndarray) -> bool:
 
 
 def _number_like(word: tuple[np.ndarray, int, np.ndarray]) -> bool:
-    """A word that may be a grid value: two characters or more, at least
+    """A word that may be a grid value: 2 to :data:`MAX_CHARS` characters, at least
     :data:`MIN_HEIGHT` pixels high, longer than high."""
     box, chars, _ = word
     short, long = sorted((box[2] - box[0], box[3] - box[1]))
-    return chars >= 2 and short >= MIN_HEIGHT and long >= 1.3 * short
+    return 2 <= chars <= MAX_CHARS and short >= MIN_HEIGHT and long >= 1.3 * short
 
 
 def _crossing(fam: LineFamily, k: int, other: LineFamily, j: int) -> np.ndarray:

@@ -211,12 +211,14 @@ def _ink(strip: np.ndarray, long_px: int) -> tuple[np.ndarray, np.ndarray]:
     return cv2.subtract(ink, lines), dark
 
 
-def _words(ink: np.ndarray, min_h: int, max_h: int) -> list[tuple[np.ndarray, int, np.ndarray]]:
+def _words(ink: np.ndarray, min_h: int, max_h: int, join: float = 0.45
+           ) -> list[tuple[np.ndarray, int, np.ndarray]]:
     """Character-sized components grouped into words: (box x0, y0, x1, y1, characters, box
     of the full-height figures).
 
-    Characters closer than half the typical character size join one word, then words on
-    one text line closer than their height (digits grouped by three, ``6 862 000``)."""
+    Characters closer than ``join`` times the typical character size (about half) join one
+    word, then words on one text line closer than their height (digits grouped by three,
+    ``6 862 000``)."""
     n, lab, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
     size = np.maximum(stats[:, 2], stats[:, 3])
     keep = ((size >= min_h) & (size <= max_h)
@@ -225,7 +227,7 @@ def _words(ink: np.ndarray, min_h: int, max_h: int) -> list[tuple[np.ndarray, in
     if not keep.any():
         return []
     chars = keep[lab].astype(np.uint8) * 255
-    gap = max(2, round(0.45 * float(np.median(size[keep]))))
+    gap = max(2, round(join * float(np.median(size[keep]))))
     joined = cv2.dilate(chars, np.ones((gap, gap), np.uint8))
     m, wlab, wstats, _ = cv2.connectedComponentsWithStats(joined, connectivity=8)
     boxes, counts = [], []
