@@ -51,7 +51,7 @@ RING = 0.4
 SAME_HEIGHT = 0.75
 #: Emptiness within this share of ink counts as equal (the taller word first).
 EMPTY_STEP = 0.01
-#: Words read per line (the emptiest surroundings first).
+#: Words read per line (words of figures, then the emptiest surroundings, first).
 WORDS_PER_LINE = 4
 #: Characters closer than this share of their size join one word (less than by the frame:
 #: the map's ink comes close to a value's halo; grouped figures still join, by their
@@ -141,9 +141,9 @@ def _alone(dark: np.ndarray, box: np.ndarray, m: np.ndarray
     pad = max(2, min(x1 - x0, y1 - y0) // 2)
     out = np.zeros((y1 - y0 + 2 * pad, x1 - x0 + 2 * pad), dark.dtype)
     # the box and a margin (its edge pixels may lie just outside it) are kept
-    m_ = max(KEEP_PX, round(KEEP * min(x1 - x0, y1 - y0)))
-    a0, b0 = max(0, x0 - m_), max(0, y0 - m_)
-    a1, b1 = min(dark.shape[1], x1 + m_), min(dark.shape[0], y1 + m_)
+    keep = max(KEEP_PX, round(KEEP * min(x1 - x0, y1 - y0)))
+    a0, b0 = max(0, x0 - keep), max(0, y0 - keep)
+    a1, b1 = min(dark.shape[1], x1 + keep), min(dark.shape[0], y1 + keep)
     out[pad + b0 - y0:pad + b1 - y0, pad + a0 - x0:pad + a1 - x0] = dark[b0:b1, a0:a1]
     shifted = m.copy()
     shifted[:, 2] += m[:, 0] * (x0 - pad) + m[:, 1] * (y0 - pad)
