@@ -1,7 +1,7 @@
 """Zero-input georeferencing: the grid values printed on the sheet name the grid (issue 18).
 
 Run: ``.venv/bin/python -m benchmarks.bench_grid_labels [--count 24] [--oldstyle 6]
-[--formats N] [--size 10000] [--no-real] [--no-big] [--map-area]``. Three parts, each
+[--formats N] [--inside 6] [--size 10000] [--no-real] [--no-big] [--map-area]``. Three parts, each
 printing numbers:
 
 1. Generated labelled sheets (``--count``, the four label styles in turn, axis-aligned,
@@ -13,14 +13,18 @@ printing numbers:
    warning is the failure that must not happen. Then ``--oldstyle`` sheets more in the
    ``oldstyle`` style (small old-style figures by the frame, as Jacoubet's atlas), given
    ``--spacing`` as the real sheets are, counted apart; and ``--formats`` sheets in the
-   ``km`` (``652 km``) and ``raised`` (``652`` and a small raised ``000``) styles in turn.
+   ``km`` (``652 km``) and ``raised`` (``652`` and a small raised ``000``) styles in turn;
+   and ``--inside`` sheets in the ``inside`` style (the values printed along the lines
+   inside the map, nothing in the margins; tilted and turned in turn, nothing but the CRS),
+   counted apart and in the total.
 2. Real sheets: the Jacoubet sheets of ``../shared/data/jacoubet-1836/`` copied to a
    temporary folder as ``sheet-A.jpg``... and georeferenced with ``--crs "$(cat CRS.proj)"
    --spacing 250`` and nothing else; the error at the hand-placed crossings
    (``NNN-GT.points``, used only here) against the best affine fit of those crossings.
 3. Reading time on generated 10000 x 10000 px sheets: ``read_labels`` alone (wall time and
-   CPU time of this process and of Tesseract), and the whole fallback path of an old-style
-   sheet given ``--spacing`` (first reading, then the sequence check).
+   CPU time of this process and of Tesseract), the whole fallback path of an old-style
+   sheet given ``--spacing`` (first reading, then the sequence check), and the search
+   along the lines inside the map (``read_inside_labels``) of an ``inside`` sheet.
 """
 
 from __future__ import annotations
@@ -53,9 +57,11 @@ def _style_overrides(style: str, rng: np.random.Generator) -> dict:
 
 
 def generated(count: int, size: int, workdir: Path, map_area: bool = False,
-              oldstyle: bool = False, formats: bool = False) -> list[dict]:
+              oldstyle: bool = False, formats: bool = False, inside: bool = False
+              ) -> list[dict]:
     """Part 1: one row per generated sheet (``oldstyle``: all in that style, run with
-    ``--spacing``; ``formats``: the ``km`` and ``raised`` styles in turn)."""
+    ``--spacing``; ``formats``: the ``km`` and ``raised`` styles in turn; ``inside``: all
+    in the ``inside`` style)."""
     from core.georef import georeference
     from core.synth import generate_sheet
 
@@ -68,6 +74,8 @@ def generated(count: int, size: int, workdir: Path, map_area: bool = False,
             style, seed = "oldstyle", 1900 + k
         elif formats:
             style, seed = FORMATS[k % 2], 2000 + k
+        elif inside:
+            style, seed = "inside", 2100 + k
         rng = np.random.default_rng(seed)
         sheet = generate_sheet(seed, size, difficulty=0.7 * ((k * 0.618) % 1.0),
                                spacing_px=spacing_px, jpeg_roundtrip=True,
@@ -150,6 +158,7 @@ def timing(workdir: Path) -> dict:
     reading alone (a ``grouped`` sheet, read on the first try), and the whole fallback
     path (an ``oldstyle`` sheet given --spacing: the first reading fails, then the
     sequences are checked)."""
+    from core.georef.label_inside import read_inside_labels
     from core.georef.label_reader import read_labels
     from core.georef.label_verify import labelling_from_labels
     from core.graticule import detect_on_sheet
@@ -162,15 +171,7 @@ def timing(workdir: Path) -> dict:
     path.write_bytes(sheet.jpeg)
     del sheet
     result = detect_on_sheet(str(path), None)
-    c0 = time.process_time()
-    k0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.perf_counter()
-    readings = read_labels(path, result)
-    wall = time.perf_counter() - t0
-    k1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    child = (k1.ru_utime + k1.ru_stime) - (k0.ru_utime + k0.ru_stime)
-    out = {"wall": wall, "cpu": time.process_time() - c0, "tesseract_cpu": child,
-           "words": len({r.word for r in readings})}
+    out = _timed(lambda: read_labels(path, result))
     rng = np.random.default_rng(1900)
     sheet = generate_sheet(1900, 10000, difficulty=0.0, spacing_px=2363.0, jpeg_roundtrip=True,
                            margin_labels="oldstyle", **_style_overrides("oldstyle", rng))
@@ -185,7 +186,29 @@ def timing(workdir: Path) -> dict:
     except Exception as exc:                # a refusal is timed too
         out["fallback_ran"] = f"refused: {str(exc)[:80]}"
     out["fallback_wall"] = time.perf_counter() - t0
+    rng = np.random.default_rng(2199)
+    sheet = generate_sheet(2199, 10000, difficulty=0.2, jpeg_roundtrip=True,
+                           margin_labels="inside", orientation="tilted",
+                           **_style_overrides("full", rng))
+    path.write_bytes(sheet.jpeg)
+    del sheet
+    result = detect_on_sheet(str(path), None)
+    out["inside"] = _timed(lambda: read_inside_labels(path, result))
     return out
+
+
+def _timed(read) -> dict:
+    """Wall time, CPU time of this process and of its children (Tesseract), seconds, and
+    the words read, of ``read()`` (a list of readings)."""
+    c0 = time.process_time()
+    k0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    readings = read()
+    wall = time.perf_counter() - t0
+    k1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    child = (k1.ru_utime + k1.ru_stime) - (k0.ru_utime + k0.ru_stime)
+    return {"wall": wall, "cpu": time.process_time() - c0, "tesseract_cpu": child,
+            "words": len({r.word for r in readings})}
 
 
 def _summary(rows: list[dict], styles: tuple[str, ...], what: str = "") -> None:
@@ -210,6 +233,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="generated sheets in the oldstyle style, run with --spacing (default 6)")
     ap.add_argument("--formats", type=int, default=0,
                     help="generated sheets in the km and raised styles in turn (default 0)")
+    ap.add_argument("--inside", type=int, default=6,
+                    help="generated sheets in the inside style: values along the lines "
+                         "inside the map, nothing but the CRS (default 6)")
     ap.add_argument("--size", type=int, default=10000,
                     help="their size, px (default 10000)")
     ap.add_argument("--no-real", action="store_true", help="skip the Jacoubet sheets")
@@ -234,6 +260,12 @@ def main(argv: list[str] | None = None) -> int:
             part = generated(args.formats, args.size, work, args.map_area, formats=True)
             _summary(part, FORMATS)
             every += part
+        if args.inside:
+            print(f"1d. generated sheets labelled inside the map, along the lines "
+                  f"({args.inside}, {args.size} px, nothing but the CRS)")
+            part = generated(args.inside, args.size, work, args.map_area, inside=True)
+            _summary(part, ())
+            every += part
         if len(every) > len(rows):
             print("  all generated sheets:", end="")
             _summary(every, ())
@@ -254,6 +286,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  fallback path (old-style sheet, --spacing: first reading, then the "
                   f"sequence check; ran: {t['fallback_ran']}): {t['fallback_wall']:.2f} s wall "
                   "(target <= 3 s)")
+            ins = t["inside"]
+            print(f"  along the lines inside the map (inside sheet, {ins['words']} words): "
+                  f"{ins['wall']:.2f} s wall, {ins['cpu']:.2f} s CPU here + "
+                  f"{ins['tesseract_cpu']:.2f} s CPU in Tesseract (target <= 3 s)")
     return 0
 
 

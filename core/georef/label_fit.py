@@ -148,9 +148,18 @@ def _unit(v: np.ndarray) -> np.ndarray:
     return v / n if n > 0 else v
 
 
-def _directions(result: GraticuleResult, fits: list[FamilyFit]
+def _ccw(v: np.ndarray) -> np.ndarray:
+    """``v`` turned a quarter counter-clockwise on screen (y down)."""
+    return np.array([v[1], -v[0]])
+
+
+def _directions(result: GraticuleResult, fits: list[FamilyFit], inside: bool = False
                 ) -> tuple[int, np.ndarray, str | None]:
-    """(index of the easting family, north as an image unit vector, warning or None)."""
+    """(index of the easting family, north as an image unit vector, warning or None).
+
+    ``inside``: the labels were read along the lines inside the map, where both
+    families' text may run along its line (eastings reading upwards, northings upright):
+    then the northings' top, turned a quarter counter-clockwise, is the eastings' top."""
     ups = [_unit(f.up) for f in fits]
     dirs = []
     for fam in (result.columns, result.rows):
@@ -167,10 +176,13 @@ def _directions(result: GraticuleResult, fits: list[FamilyFit]
         if steady[0] != steady[1]:
             east_fam = 0 if steady[0] else 1
             return east_fam, ups[east_fam], None
-        ccw = lambda v: np.array([v[1], -v[0]])  # noqa: E731 - a quarter turn on screen
-        if float(ccw(ups[0]) @ ups[1]) > 0.7:
+        if float(_ccw(ups[0]) @ ups[1]) > 0.7:
             return 0, ups[0], None
         return 1, ups[1], None
+    if inside:
+        for east_fam in (0, 1):
+            if float(_ccw(ups[1 - east_fam]) @ ups[east_fam]) > 0.7:
+                return east_fam, ups[1 - east_fam], None
     return 0, np.array([0.0, -1.0]), ("the direction of the labels' text says nothing "
                                       "of the sheet's orientation: taken as north-up")
 
@@ -190,10 +202,10 @@ def labelling_from_readings(result: GraticuleResult, readings: list[LabelReading
                         if f is None)
         raise LabelsUnreadableError(
             f"the grid values printed on the sheet do not determine the grid ({bad}; "
-            f"{len({r.word for r in readings})} words read); say which intersection is which "
-            f"with {option('anchor')} X,Y=E,N or {option('gcps')} FILE.points", records,
+            f"{len({r.word for r in readings})} words read); {ask_anchor()}", records,
             field="anchor")
-    east_fam, north, warning = _directions(result, fits)
+    east_fam, north, warning = _directions(result, fits,
+                                           bool(readings) and all(r.inside for r in readings))
     east = np.array([-north[1], north[0]])
     warnings = [warning] if warning else []
     # unit of the printed values: from --spacing, or the step read
@@ -240,6 +252,12 @@ def labelling_from_readings(result: GraticuleResult, readings: list[LabelReading
     return labelling, records
 
 
+def ask_anchor() -> str:
+    """The request that ends a refusal: how to say which intersection is which."""
+    return (f"say which intersection is which with {option('anchor')} X,Y=E,N or "
+            f"{option('gcps')} FILE.points")
+
+
 def _north_word(north: np.ndarray) -> str:
     x, y = north
     if abs(x) > abs(y):
@@ -278,8 +296,11 @@ def label_records(readings: list[LabelReading], fits: list[FamilyFit | None]) ->
             why = "its family's labels do not form a sequence"
         else:
             why = f"disagrees: {fit.a + fit.b * best.line:g} expected on this line"
+        if best.inside:
+            why = "read inside the map by its line; " + why
         out.append({"family": best.family, "line": best.line, "end": best.end,
                     "box": [int(v) for v in best.box], "text": best.text,
                     "value": best.value, "confidence": round(best.confidence, 1),
-                    "up": [round(v, 3) for v in best.up], "used": bool(used), "why": why})
+                    "up": [round(v, 3) for v in best.up], "used": bool(used), "why": why,
+                    "inside": best.inside})
     return out

@@ -79,6 +79,8 @@ class LabelReading:
         word: number of the word on the sheet: the readings of one word (upright and
             upside down) share it; at most one of them can be used.
         turns: quarter turns (counter-clockwise) that made the word upright for reading.
+        inside: True when the word was found along the line inside the map
+            (:mod:`.label_inside`; ``end`` is then 0), False by the frame.
     """
 
     family: str
@@ -91,11 +93,14 @@ class LabelReading:
     up: tuple[float, float]
     word: int
     turns: int = 0
+    inside: bool = False
 
 
-def read_words(patches: list[np.ndarray]) -> list[tuple[str, float]]:
+def read_words(patches: list[np.ndarray], chars: str = "0123456789-km "
+               ) -> list[tuple[str, float]]:
     """Text (figures, minus signs and the letters of km; spaces removed) and confidence
-    (0-100, 0 when nothing was read) of upright word images (uint8, 255 = ink).
+    (0-100, 0 when nothing was read) of upright word images (uint8, 255 = ink)
+    (``chars``: the characters Tesseract may read).
 
     Tesseract runs as separate processes (Debian tesseract-ocr 5, English model, one text
     line per image, figures, minus and the unit km only), each single-threaded (on images
@@ -125,8 +130,8 @@ def read_words(patches: list[np.ndarray]) -> list[tuple[str, float]]:
             with open(listing, "w", encoding="utf-8") as fh:
                 fh.write("\n".join(names[bounds[j]:bounds[j + 1]]) + "\n")
             procs.append(subprocess.Popen(
-                [exe, listing, "-", "--psm", "7", "-c",
-                 "tessedit_char_whitelist=0123456789-km ", "tsv"],
+                [exe, listing, "-", "--psm", "7", "-c", "tessedit_char_whitelist=" + chars,
+                 "tsv"],
                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env))
         runs = [(proc, *proc.communicate()) for proc in procs]
     texts: list[list[str]] = [[] for _ in patches]
@@ -220,12 +225,14 @@ def _ink(strip: np.ndarray, long_px: int) -> tuple[np.ndarray, np.ndarray]:
     return cv2.subtract(ink, lines), dark
 
 
-def _words(ink: np.ndarray, min_h: int, max_h: int) -> list[tuple[np.ndarray, int, np.ndarray]]:
+def _words(ink: np.ndarray, min_h: int, max_h: int, join: float = 0.45
+           ) -> list[tuple[np.ndarray, int, np.ndarray]]:
     """Character-sized components grouped into words: (box x0, y0, x1, y1, characters, box
     of the full-height figures).
 
-    Characters closer than half the typical character size join one word, then words on
-    one text line closer than their height (digits grouped by three, ``6 862 000``)."""
+    Characters closer than ``join`` times the typical character size (about half) join one
+    word, then words on one text line closer than their height (digits grouped by three,
+    ``6 862 000``)."""
     n, lab, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
     size = np.maximum(stats[:, 2], stats[:, 3])
     keep = ((size >= min_h) & (size <= max_h)
@@ -234,7 +241,7 @@ def _words(ink: np.ndarray, min_h: int, max_h: int) -> list[tuple[np.ndarray, in
     if not keep.any():
         return []
     chars = keep[lab].astype(np.uint8) * 255
-    gap = max(2, round(0.45 * float(np.median(size[keep]))))
+    gap = max(2, round(join * float(np.median(size[keep]))))
     joined = cv2.dilate(chars, np.ones((gap, gap), np.uint8))
     m, wlab, wstats, _ = cv2.connectedComponentsWithStats(joined, connectivity=8)
     boxes, counts = [], []
@@ -407,7 +414,19 @@ def _iou(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> float:
 def _pick_words(words: list[tuple[np.ndarray, int, np.ndarray]], ink: np.ndarray,
                 width: int) -> list[tuple[np.ndarray, int, np.ndarray]]:
     """The words on the line (the strip's centre column) in the emptiest surroundings:
-    (box, number of characters), at most :data:`WORDS_PER_END`."""
+    (box, number of characters, box of the full-height figures), at most
+    :data:`WORDS_PER_END`."""
+    scored = sorted(word_emptiness(words, ink, width), key=lambda s: s[0])
+    return [(b, c, m) for _, b, c, m in scored[:WORDS_PER_END]]
+
+
+def word_emptiness(words: list[tuple[np.ndarray, int, np.ndarray]], ink: np.ndarray,
+                   width: int, reach: float = 1.0, ring: float = 1.0
+                   ) -> list[tuple[float, np.ndarray, int, np.ndarray]]:
+    """(emptiness, box, characters, box of the full-height figures) of the words on the
+    line (the strip's centre column, or within ``reach`` times their height of it) that
+    are more than a lone character: the share of ink in a ring ``ring`` times their
+    height wide around them (0: blank paper)."""
     integral = cv2.integral((ink > 0).astype(np.uint8))
     h, w = ink.shape
     scored = []
@@ -415,20 +434,21 @@ def _pick_words(words: list[tuple[np.ndarray, int, np.ndarray]], ink: np.ndarray
         x0, y0, x1, y1 = box
         size = max(x1 - x0, y1 - y0)
         short = min(x1 - x0, y1 - y0)
-        if not (x0 - short <= width / 2 <= x1 + short):
+        if short < 0:
+            continue       # an inverted box (a thin stroke less its joining gap)
+        if not (x0 - reach * short <= width / 2 <= x1 + reach * short):
             continue       # not on the line
         if comps < 2 and size < 1.5 * short:
             continue       # a lone character: too little to read
-        pad = int(short)
+        pad = int(ring * short)
         a0, b0 = max(0, int(x0) - pad), max(0, int(y0) - pad)
         a1, b1 = min(w, int(x1) + pad), min(h, int(y1) + pad)
-        ring = (integral[b1, a1] - integral[b0, a1] - integral[b1, a0] + integral[b0, a0])
+        around = (integral[b1, a1] - integral[b0, a1] - integral[b1, a0] + integral[b0, a0])
         inner = (integral[int(y1), int(x1)] - integral[int(y0), int(x1)]
                  - integral[int(y1), int(x0)] + integral[int(y0), int(x0)])
         area = max(1, (a1 - a0) * (b1 - b0) - (x1 - x0) * (y1 - y0))
-        scored.append(((ring - inner) / area, box, comps, main))
-    scored.sort(key=lambda s: s[0])
-    return [(b, c, m) for _, b, c, m in scored[:WORDS_PER_END]]
+        scored.append(((around - inner) / area, box, comps, main))
+    return scored
 
 
 def _word_job(dark: np.ndarray, box: np.ndarray, m: np.ndarray, reduce: int, f: int, k: int,
@@ -456,13 +476,15 @@ def _word_job(dark: np.ndarray, box: np.ndarray, m: np.ndarray, reduce: int, f: 
                    for q in order]
 
 
-def _read_jobs(jobs: list[tuple[np.ndarray, list[LabelReading]]]) -> list[LabelReading]:
-    """Read every word the first way; those not read with confidence, the other way too."""
+def _read_jobs(jobs: list[tuple[np.ndarray, list[LabelReading]]], chars: str = "0123456789-km "
+               ) -> list[LabelReading]:
+    """Read every word the first way; those not read with confidence, the other way too
+    (``chars``: the characters Tesseract may read)."""
     out: list[LabelReading] = []
     pending = jobs
     for attempt in (0, 1):
         texts = read_words([np.ascontiguousarray(np.rot90(patch, rs[attempt].turns))
-                            for patch, rs in pending])
+                            for patch, rs in pending], chars)
         again = []
         for (patch, rs), (text, conf) in zip(pending, texts, strict=True):
             r = rs[attempt]

@@ -33,7 +33,13 @@ from ..imageio import ImageLike
 from ..metrics.chart.strings import levenshtein
 from .digit_net import net_input, read_logits, string_probabilities
 from .grid_labels import Labelling, index_shift
-from .label_fit import LabelsUnreadableError, label_records, labelling_from_readings
+from .label_fit import (
+    LabelsUnreadableError,
+    ask_anchor,
+    label_records,
+    labelling_from_readings,
+)
+from .label_inside import read_inside_labels
 from .label_reader import (
     _FAMILIES,
     BEYOND_CELLS,
@@ -395,26 +401,50 @@ def verify_labels(image: ImageLike, result: GraticuleResult, spacing: float,
 def labelling_from_labels(image: ImageLike, result: GraticuleResult, spacing: float | None
                           ) -> Labelling:
     """The labelling of the detected grid from the values printed on the sheet: read by
-    Tesseract (:func:`.label_reader.read_labels`); when those readings do not determine
-    the grid and ``spacing`` (grid-CRS units) is known, by checking every sequence of its
-    multiples against the small figures by the frame (:func:`verify_labels`).
+    Tesseract by the frame (:func:`.label_reader.read_labels`); when those readings do not
+    determine the grid and ``spacing`` (grid-CRS units) is known, by checking every
+    sequence of its multiples against the small figures by the frame
+    (:func:`verify_labels`); when that does not either, or without ``spacing``, from the
+    values printed along the lines inside the map (:func:`.label_inside.read_inside_labels`).
 
-    Raises :class:`.label_fit.LabelsUnreadableError` (asking for --anchor) when neither
-    determines the grid; its labels are those of the second reading when it ran."""
+    Raises :class:`.label_fit.LabelsUnreadableError` (asking for --anchor) when none
+    determines the grid; its labels are those of every reading that ran."""
     try:
-        gray = sheet_gray(image, result)            # read once for both readings
+        gray = sheet_gray(image, result)            # read once for every reading
         return labelling_from_readings(result, read_labels(image, result, gray), spacing)[0]
     except LabelsUnreadableError as first:
-        if spacing is None:
-            raise
+        error = first
+    if spacing is not None:
         checked, notes = verify_labels(image, result, spacing, gray)
-        if notes:
-            raise LabelsUnreadableError(
-                f"{first}; checking the sequences of multiples of {spacing:g} against the "
+        if not notes:
+            try:
+                labelling = labelling_from_readings(result, checked, spacing)[0]
+            except LabelsUnreadableError as second:
+                error = second
+            else:
+                labelling.warnings.insert(
+                    0, "the grid labels were read by checking every sequence of multiples of "
+                       f"{spacing:g} against the small figures by the frame (old-style "
+                       "figures): check the labelling")
+                return labelling
+        else:
+            error = LabelsUnreadableError(
+                f"{_reason(error)}; checking the sequences of multiples of {spacing:g} against the "
                 f"small figures by the frame: {'; '.join(notes)}",
-                label_records(checked, [None, None]), field="anchor") from None
-        labelling = labelling_from_readings(result, checked, spacing)[0]
-    labelling.warnings.insert(0, "the grid labels were read by checking every sequence of "
-                                 f"multiples of {spacing:g} against the small figures by "
-                                 "the frame (old-style figures): check the labelling")
+                label_records(checked, [None, None]), field="anchor")
+    inside = read_inside_labels(image, result, gray)
+    try:
+        labelling = labelling_from_readings(result, inside, spacing)[0]
+    except LabelsUnreadableError as third:
+        raise LabelsUnreadableError(
+            f"{_reason(error)}; along the lines inside the map, {_reason(third)}; "
+            f"{ask_anchor()}", error.labels + third.labels, field="anchor") from None
+    labelling.warnings.insert(0, "the grid labels were read inside the map, along the grid "
+                                 "lines (none by the frame named the grid): check the "
+                                 "labelling")
     return labelling
+
+
+def _reason(error: LabelsUnreadableError) -> str:
+    """What a refusal says, without its closing request for an anchor."""
+    return error.message.replace(f"; {ask_anchor()}", "")

@@ -7,8 +7,9 @@ coordinates are pixel centres) are shifted by half a pixel on the way in.
 Steps: detect the graticule (or take a given :class:`GraticuleResult`), name the
 intersections from anchors or known GCPs (:mod:`.grid_labels`) or, when none is given,
 from the grid values printed in the margins (:mod:`.label_reader`, :mod:`.label_fit`; with
-``spacing``, small old-style figures by checking hypotheses, :mod:`.label_verify`),
-reproject their grid coordinates to the output CRS, fit the transform while leaving out outliers
+``spacing``, small old-style figures by checking hypotheses, :mod:`.label_verify`; else
+the values printed along the lines inside the map, :mod:`.label_inside`), reproject
+their grid coordinates to the output CRS, fit the transform while leaving out outliers
 (:mod:`.robust`), then write into OUTDIR (default ``<stem>_georef/`` beside the input):
 
 - ``<stem>.tif``: GeoTIFF; helmert/affine keep the original pixels with a geotransform,

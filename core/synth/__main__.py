@@ -56,7 +56,8 @@ def build_parser() -> argparse.ArgumentParser:
                     type=number("content-scale", minimum=0.02, maximum=10),
                     help="scale of streets and lettering (default 1: 1:5000 at 300 dpi)")
     ap.add_argument("--labels", choices=LABEL_STYLES[1:],
-                    help="print the grid values in the margins in this style (default none; "
+                    help="print the grid values in the margins in this style, or with "
+                         "inside along the grid lines inside the map (default none; "
                          "truth in NNN.json, grid_labels)")
     ap.add_argument("--style", choices=tuple(STYLES), default="default",
                     help="drawing style: default; heldout (a validation style that the "

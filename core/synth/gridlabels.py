@@ -15,7 +15,9 @@ Styles (``SheetParams.margin_labels``):
   old-style figures (EB Garamond, Debian fonts-ebgaramond; :data:`OLDSTYLE_SIZE` of the
   label size) close to the frame line, the grid line's tick running out through the
   figures, labels on all four sides, each read from outside the frame (northings on the
-  left read upwards, on the right downwards).
+  left read upwards, on the right downwards);
+- ``inside``: no margin labels; the values printed along the grid lines inside the map
+  (:mod:`.gridlabels_inside`).
 
 Easting labels stand upright (on a tilted grid, turned with it); northing labels are turned
 a quarter counter-clockwise (reading upwards) when ``label_turned``, else upright too. Each
@@ -33,6 +35,7 @@ from shapely.geometry import LineString, Polygon
 
 from .geometry import GridAffine
 from .grid import GridLine
+from .gridlabels_inside import draw_inside_labels
 from .params import LABEL_STYLES, SheetParams  # noqa: F401 (LABEL_STYLES re-exported)
 from .text import Lettering
 
@@ -91,12 +94,15 @@ def label_runs(text: str, style: str) -> list[tuple[str, float, float]]:
 
 def draw_grid_labels(ink: np.ndarray, frame: Polygon, lines: list[GridLine],
                      affine: GridAffine, p: SheetParams, rng: np.random.Generator,
-                     letters: Lettering) -> list[dict]:
-    """Print the labels into ``ink``; returns one record per label: ``axis`` (0 easting,
+                     letters: Lettering, red: np.ndarray | None = None) -> list[dict]:
+    """Print the labels into ``ink`` (``red``: the red ink, cleared under ``inside``
+    labels' halo); returns one record per label: ``axis`` (0 easting,
     1 northing), ``value`` (metres), ``text``, ``centre`` and ``size`` (w, h) in flat
     upright pixels, ``angle`` (degrees) and ``distractor`` (True for a stray number)."""
     if p.margin_labels == "none":
         return []
+    if p.margin_labels == "inside":
+        return draw_inside_labels(ink, frame, lines, affine, p, rng, letters, red)
     h_img, w_img = ink.shape
     old = p.margin_labels == "oldstyle"
     size = p.label_size_px * p.content_scale * (OLDSTYLE_SIZE if old else 1.0)

@@ -16,8 +16,10 @@ import numpy as np
 
 from ..errors import InputError
 
-#: Styles of the grid values printed in the margins (:mod:`.gridlabels`).
-LABEL_STYLES = ("none", "full", "grouped", "thousands", "km", "raised", "unsigned", "oldstyle")
+#: Styles of the grid values printed in the margins (:mod:`.gridlabels`), or inside the map
+#: along the lines (``inside``: :mod:`.gridlabels_inside`).
+LABEL_STYLES = ("none", "full", "grouped", "thousands", "km", "raised", "unsigned", "oldstyle",
+                "inside")
 
 PARIS_GRID_CRS = ("+proj=omerc +gamma=0.00047289 +lonc=2.33652533 +lon_0=2.33652533 "
                   "+lat_0=48.83635864 +lat_ts=48.83635864 +x_0=0 +y_0=0 +ellps=GRS80 +no_defs")

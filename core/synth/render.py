@@ -185,7 +185,7 @@ def render(p: SheetParams, progress: ProgressCallback | None = None) -> Rendered
     cv2.bitwise_and(red, map_u8, dst=red)
     del map_u8
     draw_margin(ink, frame, p, r_margin, letters)
-    grid_labels = draw_grid_labels(ink, frame, lines, geom.grid, p, r_labels, letters)
+    grid_labels = draw_grid_labels(ink, frame, lines, geom.grid, p, r_labels, letters, red)
     if p.blur_sigma > 0:
         cv2.GaussianBlur(ink, (0, 0), p.blur_sigma, dst=ink)
         cv2.GaussianBlur(red, (0, 0), p.blur_sigma, dst=red)
