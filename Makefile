@@ -86,7 +86,7 @@ train-blocks-net-v2: install
 # Its test half is scored by `make bench-real-shapes`.
 train-edges-net: install
 	$(PIP) install -c constraints.txt -r requirements-train.txt
-	$(PYTHON) -m tools.train_edges_net --minutes 16 --steps 6000 --synth 6
+	$(PYTHON) -m tools.train_edges_net --minutes 90 --steps 9000 --synth 6 --threads 1
 
 # Dev only: retrain core/georef/models/digit_net.onnx, the figure reader of grid labels, on
 # labels rendered in the synth fonts (torch, CPU; fixed seeds and steps; about 20 min on a

@@ -103,11 +103,9 @@ def freed_memory_kept() -> Iterator[None]:
         return
     mallopt(M_MMAP_MAX, 0)
     mallopt(M_TRIM_THRESHOLD, TRIM_THRESHOLD_BYTES)
-    mallopt(M_ARENA_MAX, 1)
     try:
         yield
     finally:
-        mallopt(M_ARENA_MAX, 0)
         mallopt(M_MMAP_THRESHOLD, DEFAULT_MMAP_THRESHOLD_BYTES)
         mallopt(M_TRIM_THRESHOLD, DEFAULT_TRIM_THRESHOLD_BYTES)
         mallopt(M_MMAP_MAX, DEFAULT_MMAP_MAX)

@@ -3,6 +3,10 @@
 Run from the repository root (needs requirements-train.txt: torch, onnx)::
 
     .venv/bin/python -m tools.train_edges_net [--minutes 16] [--steps 6000] [--synth 6]
+    [--threads 2]
+
+(the committed model: ``--minutes 90 --steps 9000 --synth 6 --threads 1``, as ``make
+train-edges-net`` runs it; see models/EDGE_MODEL.md).
 
 Protocol of issue 19: ``../shared/data/paris-1925-sheet1-crop`` is split at x = 4500; only
 the columns left of ``SPLIT - GAP`` (4436) are read for training and for the choice of the
@@ -257,11 +261,12 @@ def main() -> None:
     ap.add_argument("--synth-share", type=float, default=0.25,
                     help="share of the patches drawn from generated sheets")
     ap.add_argument("--out", type=Path, default=EDGE_MODEL_PATH)
+    ap.add_argument("--threads", type=int, default=2, help="torch threads (default 2)")
     args = ap.parse_args()
     for name in ("INPUT.jpg", "INPUT-MASK.png", "SHAPES-EDGE-GT.png"):
         if not (args.crop / name).is_file():
             sys.exit(f"error: {args.crop / name} not found; give the real crop with --crop")
-    torch.set_num_threads(2)
+    torch.set_num_threads(args.threads)
     torch.manual_seed(0)
     rng = np.random.default_rng(0)
     t0 = time.perf_counter()

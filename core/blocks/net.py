@@ -17,11 +17,8 @@ memory stays small on a 10000 x 10000 sheet.
 from __future__ import annotations
 
 import json
-import os
-import queue
 import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -34,15 +31,8 @@ from ..onnx_nets import cached_network
 MODEL_PATH = Path(__file__).resolve().parent / "models" / "block_net.onnx"
 EDGE_MODEL_PATH = MODEL_PATH.with_name("edge_net.onnx")
 
-#: held while the network loaded once per process (:func:`load_net`) runs a tile
-_forward_lock = threading.Lock()
-
-#: Tiles run at once, each by its own copy of the network (one OpenCV DNN network runs one
-#: tile at a time, and its layers use the cores only in part: two tiles at once on two
-#: cores are about 1.4 times faster than one after the other). Each tile in flight holds
-#: its own buffers: about 360 MB more per edge-network tile of 2048 px.
-NET_THREADS = max(1, min(2, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
-                         else (os.cpu_count() or 1)))
+#: held while a network runs a tile (one OpenCV DNN network runs one input at a time)
+_lock = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -68,47 +58,17 @@ def _read_geometry(path: Path) -> NetGeometry:
     return NetGeometry(**json.loads(path.with_suffix(".json").read_text()))
 
 
-class _NetCopies:
-    """The loaded network and, for tiles run on several threads at once, copies of it
-    read for one computation (dropped with it: each copy keeps the buffers of its last
-    tile). ``take()`` gives a network no other thread is using, ``give(net)`` hands it
-    back."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = str(path)
-        self.shared = load_net(path)[0]
-        self.spares: queue.SimpleQueue = queue.SimpleQueue()
-
-    def take(self) -> cv2.dnn.Net:
-        if _forward_lock.acquire(blocking=False):
-            return self.shared
-        try:
-            return self.spares.get_nowait()
-        except queue.Empty:
-            return cv2.dnn.readNetFromONNX(self.path)
-
-    def give(self, net: cv2.dnn.Net) -> None:
-        if net is self.shared:
-            _forward_lock.release()
-        else:
-            self.spares.put(net)
-
-
-def _run(nets: _NetCopies, g: NetGeometry, tile: np.ndarray) -> np.ndarray:
+def _run(net: cv2.dnn.Net, g: NetGeometry, tile: np.ndarray) -> np.ndarray:
     """Probabilities ``(ceil(h / s), ceil(w / s)) float32`` (``s``: the output stride) of
-    one RGB uint8 tile of ``h x w`` pixels (padded to the input multiple), by a copy of
-    the network no other thread is using."""
+    one RGB uint8 tile of ``h x w`` pixels (padded to the input multiple)."""
     h, w = tile.shape[:2]
     ph, pw = -h % g.input_multiple, -w % g.input_multiple
     if ph or pw:
         tile = cv2.copyMakeBorder(tile, 0, ph, 0, pw, cv2.BORDER_REFLECT)
     x = np.moveaxis(tile.astype(np.float32) * np.float32(1 / 255) - np.float32(0.5), -1, 0)
-    net = nets.take()
-    try:
+    with _lock:
         net.setInput(np.ascontiguousarray(x[None]))
         out = net.forward()
-    finally:
-        nets.give(net)
     s = g.output_stride
     return out[0, 0, :-(-h // s), :-(-w // s)]
 
@@ -127,7 +87,7 @@ DIHEDRAL_VIEWS: tuple[Callable[[np.ndarray], np.ndarray], ...] = (
     lambda a: a[::-1, ::-1].swapaxes(0, 1))
 
 
-def _run_views(nets: _NetCopies, g: NetGeometry, views: int, tile: np.ndarray
+def _run_views(net: cv2.dnn.Net, g: NetGeometry, views: int, tile: np.ndarray
                ) -> np.ndarray:
     """As :func:`_run`, the mean over the first ``views`` of :data:`DIHEDRAL_VIEWS` of the
     tile (padded to the input multiple first, so the output cells line up exactly)."""
@@ -137,42 +97,32 @@ def _run_views(nets: _NetCopies, g: NetGeometry, views: int, tile: np.ndarray
         tile = cv2.copyMakeBorder(tile, 0, ph, 0, pw, cv2.BORDER_REFLECT)
     total = None
     for view in DIHEDRAL_VIEWS[:views]:
-        p = view(_run(nets, g, np.ascontiguousarray(view(tile))))
+        p = view(_run(net, g, np.ascontiguousarray(view(tile))))
         total = p.copy() if total is None else total + p
     s = g.output_stride
     return total[:-(-h // s), :-(-w // s)] * np.float32(1 / views)
 
 
 def tiled_probability(run: Callable[[np.ndarray], np.ndarray], g: NetGeometry,
-                      small: np.ndarray, threads: int = 1) -> np.ndarray:
+                      small: np.ndarray) -> np.ndarray:
     """Probabilities ``float32`` on the output grid of ``small`` (sides multiples of the
     output stride), computed in overlapping tiles of ``g.tile`` pixels (``g.overlap`` on
     each side, discarded). ``run(tile)`` gives one tile's probabilities,
-    ``(ceil(h / s), ceil(w / s))`` for an ``h x w`` tile (``s``: the output stride);
-    with ``threads`` > 1 it runs on that many tiles at once (it must be thread-safe)."""
+    ``(ceil(h / s), ceil(w / s))`` for an ``h x w`` tile (``s``: the output stride)."""
     h, w = small.shape[:2]
     s = g.output_stride
     prob = np.zeros((h // s, w // s), np.float32)
     step = g.tile - 2 * g.overlap
-    origins = [(y0, x0) for y0 in range(0, h, step) for x0 in range(0, w, step)]
-
-    def one_tile(origin: tuple[int, int]) -> None:
-        y0, x0 = origin
-        ty0, tx0 = max(0, y0 - g.overlap), max(0, x0 - g.overlap)
-        ty1, tx1 = min(h, y0 + step + g.overlap), min(w, x0 + step + g.overlap)
-        p = run(small[ty0:ty1, tx0:tx1])
-        # tile origins are multiples of s, so the output cells line up
-        oy0, ox0 = y0 // s, x0 // s
-        oy1, ox1 = min(h, y0 + step) // s, min(w, x0 + step) // s
-        cy, cx = ty0 // s, tx0 // s
-        prob[oy0:oy1, ox0:ox1] = p[oy0 - cy:oy1 - cy, ox0 - cx:ox1 - cx]
-
-    if threads > 1 and len(origins) > 1:
-        with ThreadPoolExecutor(min(threads, len(origins))) as pool:
-            list(pool.map(one_tile, origins))
-    else:
-        for origin in origins:
-            one_tile(origin)
+    for y0 in range(0, h, step):
+        for x0 in range(0, w, step):
+            ty0, tx0 = max(0, y0 - g.overlap), max(0, x0 - g.overlap)
+            ty1, tx1 = min(h, y0 + step + g.overlap), min(w, x0 + step + g.overlap)
+            p = run(small[ty0:ty1, tx0:tx1])
+            # tile origins are multiples of s, so the output cells line up
+            oy0, ox0 = y0 // s, x0 // s
+            oy1, ox1 = min(h, y0 + step) // s, min(w, x0 + step) // s
+            cy, cx = ty0 // s, tx0 // s
+            prob[oy0:oy1, ox0:ox1] = p[oy0 - cy:oy1 - cy, ox0 - cx:ox1 - cx]
     return prob
 
 
@@ -186,8 +136,7 @@ def reduced_probability(small: np.ndarray, path: Path = MODEL_PATH,
     ``views`` of :data:`DIHEDRAL_VIEWS` (one run each)."""
     if views not in (1, 2, 4):
         raise ValueError(f"views must be 1, 2 or 4, not {views}")
-    g = load_net(path)[1]
-    nets = _NetCopies(path)
+    net, g = load_net(path)
     h, w = small.shape[:2]
     s = g.output_stride
     # pad to a multiple of the stride so that mirrored output cells line up exactly
@@ -195,10 +144,10 @@ def reduced_probability(small: np.ndarray, path: Path = MODEL_PATH,
               if h % s or w % s else small)
     mirrors = FLIP_VIEWS if flips else FLIP_VIEWS[:1]
     total = np.zeros((padded.shape[0] // s, padded.shape[1] // s), np.float32)
-    run = partial(_run_views, nets, g, views) if views > 1 else partial(_run, nets, g)
+    run = partial(_run_views, net, g, views) if views > 1 else partial(_run, net, g)
     for view in mirrors:
         mirrored = np.ascontiguousarray(padded[view])
-        total += tiled_probability(run, g, mirrored, NET_THREADS)[view]
+        total += tiled_probability(run, g, mirrored)[view]
     prob = total * np.float32(255 / len(mirrors))
     return np.round(prob[:-(-h // s), :-(-w // s)]).astype(np.uint8)
 

@@ -116,21 +116,3 @@ def test_a_mask_limits_the_network_to_its_bounding_box(sheet):
     empty = np.zeros_like(mask)
     assert needed_window(empty, 100) == (slice(0, 2000), slice(0, 2000))
 
-
-def test_tiles_run_on_two_threads_give_the_same_probabilities(sheet, monkeypatch):
-    """Tiles run at once, each by its own copy of the network, write the same map as
-    tiles run one after another (several tiles: the 2000 px sheet reduced is 500 px, in
-    tiles of 128 px here)."""
-    import core.blocks.net as net
-
-    g = net.load_net()[1]
-    small_tiles = net.NetGeometry(**{**g.__dict__, "tile": 128, "overlap": 16})
-    monkeypatch.setattr(net, "load_net", lambda path=MODEL_PATH: (net.cached_network(
-        path, "the network", "", net._read_geometry)[0], small_tiles))
-    small = np.ascontiguousarray(sheet.image[::4, ::4])
-    monkeypatch.setattr(net, "NET_THREADS", 1)
-    one = net.reduced_probability(small, views=2)
-    monkeypatch.setattr(net, "NET_THREADS", 2)
-    two = net.reduced_probability(small, views=2)
-    assert np.array_equal(one, two)
-    assert one.std() > 20                  # a real map: blocks and streets
