@@ -53,7 +53,7 @@ OCR_HEIGHT = 36
 #: words.
 TESSERACT_PROCESSES = max(1, min(4, len(os.sched_getaffinity(0))
                                  if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1))
-WORDS_PER_PROCESS = 40
+WORDS_PER_PROCESS = 16
 #: A number as printed: no leading zero (upside-down figures read as "000 ..." are not),
 #: maybe followed by its unit (``652 km``: 652000 grid units, metres; ``652000 m``).
 _DIGITS = re.compile(r"^(-?[1-9]\d{0,8}|0)(km|m)?$")
