@@ -202,7 +202,7 @@ def labelling_from_readings(result: GraticuleResult, readings: list[LabelReading
                         if f is None)
         raise LabelsUnreadableError(
             f"the grid values printed on the sheet do not determine the grid ({bad}; "
-            f"{len({r.word for r in readings})} words read); {ask_anchor()}", records,
+            f"{len({r.word for r in readings})} words read)", records, request=ask_anchor(),
             field="anchor")
     east_fam, north, warning = _directions(result, fits,
                                            bool(readings) and all(r.inside for r in readings))
@@ -266,11 +266,16 @@ def _north_word(north: np.ndarray) -> str:
 
 
 class LabelsUnreadableError(InputError):
-    """The labels do not determine the grid; ``labels`` holds what was read."""
+    """The labels do not determine the grid; ``labels`` holds what was read, ``reason``
+    why they do not (the message without its closing ``request``, e.g. :func:`ask_anchor`,
+    so that a later reading can say it again and ask once)."""
 
-    def __init__(self, message: str, labels: list[dict] | None = None, *,
-                 field: str | None = None, value: object = None):
-        super().__init__(message, field=field, value=value)
+    def __init__(self, reason: str, labels: list[dict] | None = None, *,
+                 request: str | None = None, field: str | None = None,
+                 value: object = None):
+        super().__init__(reason if request is None else f"{reason}; {request}", field=field,
+                         value=value)
+        self.reason = reason
         self.labels = list(labels or [])
 
 

@@ -429,7 +429,7 @@ def labelling_from_labels(image: ImageLike, result: GraticuleResult, spacing: fl
                 return labelling
         else:
             error = LabelsUnreadableError(
-                f"{_reason(error)}; checking the sequences of multiples of {spacing:g} against the "
+                f"{error.reason}; checking the sequences of multiples of {spacing:g} against the "
                 f"small figures by the frame: {'; '.join(notes)}",
                 label_records(checked, [None, None]), field="anchor")
     inside = read_inside_labels(image, result, gray)
@@ -437,14 +437,9 @@ def labelling_from_labels(image: ImageLike, result: GraticuleResult, spacing: fl
         labelling = labelling_from_readings(result, inside, spacing)[0]
     except LabelsUnreadableError as third:
         raise LabelsUnreadableError(
-            f"{_reason(error)}; along the lines inside the map, {_reason(third)}; "
-            f"{ask_anchor()}", error.labels + third.labels, field="anchor") from None
+            f"{error.reason}; along the lines inside the map, {third.reason}",
+            error.labels + third.labels, request=ask_anchor(), field="anchor") from None
     labelling.warnings.insert(0, "the grid labels were read inside the map, along the grid "
                                  "lines (none by the frame named the grid): check the "
                                  "labelling")
     return labelling
-
-
-def _reason(error: LabelsUnreadableError) -> str:
-    """What a refusal says, without its closing request for an anchor."""
-    return error.message.replace(f"; {ask_anchor()}", "")
