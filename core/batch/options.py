@@ -8,6 +8,7 @@ import os
 from dataclasses import dataclass
 
 from ..cli import number
+from ..cores import usable_cores
 from ..errors import InputError
 
 #: Environment variable naming an existing Dask scheduler (Dask reads the same one).
@@ -16,10 +17,7 @@ SCHEDULER_ENV = "DASK_SCHEDULER_ADDRESS"
 
 def default_workers() -> int:
     """The number of cores this process may use (the default of ``--workers``)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:     # not on Linux
-        return max(1, os.cpu_count() or 1)
+    return usable_cores()
 
 
 @dataclass(frozen=True)

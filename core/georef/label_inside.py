@@ -22,6 +22,8 @@ Pixel coordinates: x right, y down, full-resolution pixels (integer values at pi
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import cv2
 import numpy as np
 
@@ -29,6 +31,7 @@ from ..graticule.result import GraticuleResult, LineFamily
 from ..imageio import ImageLike
 from .grid_labels import index_shift
 from .label_reader import (
+    STRIP_THREADS,
     LabelReading,
     _ink,
     _iou,
@@ -95,7 +98,7 @@ def read_inside_labels(image: ImageLike, result: GraticuleResult,
     lines = [sorted(set((result.index[:, f] + shift[f]).tolist())) for f in range(2)]
     if not all(lines):
         return []
-    found: list[tuple[tuple, bool, float]] = []     # (job, runs along its line, across)
+    lines_cut = []    # (f, k, strip origin, direction, length, strip width, cell, max height)
     for f, fam in enumerate(fams):
         other = fams[1 - f]
         cell = min(fam.spacing_px, other.spacing_px) / reduce
@@ -110,21 +113,29 @@ def read_inside_labels(image: ImageLike, result: GraticuleResult,
                              (gray.shape[1] * reduce, gray.shape[0] * reduce))
             if hi - lo < 0.5 * other.spacing_px:
                 continue                    # the line runs off the sheet
-            length = int((hi - lo) / reduce)
-            start = (p0 + d * lo) / reduce
-            strip, m = _strip(gray, start, d, np.array([-d[1], d[0]]), width, length)
-            ink, dark = _ink(strip, int(max(3 * max_h, 0.06 * cell)))
-            words = [w for w in _words(ink, 5, max_h, JOIN) if _number_like(w)]
-            # words of figures (characters of one height) first, then the emptiest
-            # surroundings (a halo), then the tallest (map text is smaller)
-            scored = sorted(word_emptiness(words, ink, width, REACH, RING),
-                            key=lambda s: (not _one_height(ink, s[1]), round(s[0] / EMPTY_STEP),
-                                           -min(s[1][2] - s[1][0], s[1][3] - s[1][1])))
-            for _, box, _, main in scored[:WORDS_PER_LINE]:
-                job = _word_job(*_alone(dark, main, m), reduce, f, k, 0, 0)
-                along = (box[3] - box[1]) > (box[2] - box[0])
-                across = abs((box[0] + box[2]) / 2 - width / 2) / cell
-                found.append((job, along, across))
+            lines_cut.append((f, k, (p0 + d * lo) / reduce, d, int((hi - lo) / reduce), width,
+                              cell, max_h))
+
+    def words_along(task: tuple) -> list[tuple[tuple, bool, float]]:
+        f, k, start, d, length, width, cell, max_h = task
+        strip, m = _strip(gray, start, d, np.array([-d[1], d[0]]), width, length)
+        ink, dark = _ink(strip, int(max(3 * max_h, 0.06 * cell)))
+        words = [w for w in _words(ink, 5, max_h, JOIN) if _number_like(w)]
+        # words of figures (characters of one height) first, then the emptiest
+        # surroundings (a halo), then the tallest (map text is smaller)
+        scored = sorted(word_emptiness(words, ink, width, REACH, RING),
+                        key=lambda s: (not _one_height(ink, s[1]), round(s[0] / EMPTY_STEP),
+                                       -min(s[1][2] - s[1][0], s[1][3] - s[1][1])))
+        found = []   # (job, runs along its line, across)
+        for _, box, _, main in scored[:WORDS_PER_LINE]:
+            job = _word_job(*_alone(dark, main, m), reduce, f, k, 0, 0)
+            along = (box[3] - box[1]) > (box[2] - box[0])
+            across = abs((box[0] + box[2]) / 2 - width / 2) / cell
+            found.append((job, along, across))
+        return found
+
+    with ThreadPoolExecutor(STRIP_THREADS) as pool:
+        found = [w for words in pool.map(words_along, lines_cut) for w in words]
     jobs = []
     for job, *_ in _one_family_per_word(found):
         for r in job[1]:

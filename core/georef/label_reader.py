@@ -18,16 +18,19 @@ at pixel centres, like detection).
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import shutil
 import subprocess
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import cv2
 import numpy as np
 
+from ..cores import usable_cores
 from ..errors import InputError, option
 from ..graticule.result import GraticuleResult, LineFamily
 from ..imageio import ImageLike, read_image
@@ -49,10 +52,11 @@ MIN_CELL_PX = 700
 SURE = 90
 #: Character height (pixels) Tesseract is given.
 OCR_HEIGHT = 36
+#: Strips cut and searched for words at once (threads: OpenCV works without Python's lock).
+STRIP_THREADS = min(2, usable_cores())
 #: Tesseract processes run at once (at most the cores), each given at least this many
 #: words.
-TESSERACT_PROCESSES = max(1, min(4, len(os.sched_getaffinity(0))
-                                 if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1))
+TESSERACT_PROCESSES = min(4, usable_cores())
 WORDS_PER_PROCESS = 16
 #: A number as printed: no leading zero (upside-down figures read as "000 ..." are not),
 #: maybe followed by its unit (``652 km``: 652000 grid units, metres; ``652000 m``).
@@ -106,7 +110,10 @@ def read_words(patches: list[np.ndarray], chars: str = "0123456789-km "
     line per image, figures, minus and the unit km only), each single-threaded (on images
     this small its OpenMP threads cost several times the work): one process for a few
     words, else one per core (at most :data:`TESSERACT_PROCESSES`), each reading its share
-    of the words (a process costs about 0.2 s to start)."""
+    of the words (a process costs about 0.2 s to start). A process killed by a signal
+    (Tesseract 5.3 dies of a floating-point exception on a few images when its characters
+    are restricted) leaves the word it was reading unread and the words after it are read
+    by a new process."""
     if not patches:
         return []
     exe = shutil.which("tesseract")
@@ -115,6 +122,8 @@ def read_words(patches: list[np.ndarray], chars: str = "0123456789-km "
                          "tesseract-ocr and tesseract-ocr-eng: run make install); or give "
                          f"{option('anchor')} X,Y=E,N", field="anchor")
     n_proc = max(1, min(TESSERACT_PROCESSES, len(patches) // WORDS_PER_PROCESS))
+    texts: list[list[str]] = [[] for _ in patches]
+    confs: list[list[float]] = [[] for _ in patches]
     with tempfile.TemporaryDirectory(prefix="labels-") as tmp:
         names = []
         for i, patch in enumerate(patches):
@@ -122,33 +131,58 @@ def read_words(patches: list[np.ndarray], chars: str = "0123456789-km "
             img[12:-12, 12:-12] = 255 - patch
             names.append(os.path.join(tmp, f"{i:05d}.png"))
             cv2.imwrite(names[-1], img)
-        env = {**os.environ, "OMP_THREAD_LIMIT": "1"}
         bounds = np.linspace(0, len(names), n_proc + 1).round().astype(int)
-        procs = []
-        for j in range(n_proc):
-            listing = os.path.join(tmp, f"words{j}.txt")
-            with open(listing, "w", encoding="utf-8") as fh:
-                fh.write("\n".join(names[bounds[j]:bounds[j + 1]]) + "\n")
-            procs.append(subprocess.Popen(
-                [exe, listing, "-", "--psm", "7", "-c", "tessedit_char_whitelist=" + chars,
-                 "tsv"],
-                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env))
-        runs = [(proc, *proc.communicate()) for proc in procs]
-    texts: list[list[str]] = [[] for _ in patches]
-    confs: list[list[float]] = [[] for _ in patches]
-    for j, (proc, out, err) in enumerate(runs):
-        if proc.returncode != 0:
-            raise InputError(f"Tesseract failed ({err.strip()[:200]}); check the "
-                             f"tesseract-ocr installation or give {option('anchor')} X,Y=E,N",
-                             field="anchor")
-        for row in out.splitlines()[1:]:
-            cols = row.split("\t")
-            if len(cols) == 12 and cols[0] == "5" and cols[11].strip():
-                page = bounds[j] + int(cols[1]) - 1
-                texts[page].append(cols[11].strip())
-                confs[page].append(float(cols[10]))
+        todo = [(int(lo), int(hi)) for lo, hi in itertools.pairwise(bounds)
+                if hi > lo]
+        deaths = 0
+        while todo:
+            runs = [(lo, hi, _start_tesseract(exe, names[lo:hi], chars,
+                                              os.path.join(tmp, f"words{lo}.txt")))
+                    for lo, hi in todo]
+            todo = []
+            for lo, hi, proc in runs:
+                out, err = proc.communicate()
+                done = _parse_tsv(out, lo, texts, confs)
+                deaths += proc.returncode < 0
+                if proc.returncode > 0 or deaths > max(3, len(patches) // 8):
+                    raise InputError(f"Tesseract failed ({err.strip()[:200]}, exit code "
+                                     f"{proc.returncode}); check the tesseract-ocr "
+                                     f"installation or give {option('anchor')} X,Y=E,N",
+                                     field="anchor")
+                if proc.returncode < 0 and lo + done + 1 < hi:
+                    todo.append((lo + done + 1, hi))    # the word it died on stays unread
     return [("".join(t), float(np.mean(c)) if c else 0.0)
             for t, c in zip(texts, confs, strict=True)]
+
+
+def _start_tesseract(exe: str, names: list[str], chars: str, listing: str
+                     ) -> subprocess.Popen:
+    """One single-threaded Tesseract process reading the images ``names`` in order (one
+    text line each, only ``chars``), TSV on its standard output."""
+    with open(listing, "w", encoding="utf-8") as fh:
+        fh.write("\n".join(names) + "\n")
+    return subprocess.Popen(
+        [exe, listing, "-", "--psm", "7", "-c", "tessedit_char_whitelist=" + chars, "tsv"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "OMP_THREAD_LIMIT": "1"})
+
+
+def _parse_tsv(out: str, first: int, texts: list[list[str]], confs: list[list[float]]
+               ) -> int:
+    """Add the words of Tesseract's TSV output (its pages are the images from ``first``
+    on) to ``texts`` and ``confs``; returns how many pages it finished."""
+    pages = 0
+    for row in out.splitlines()[1:]:
+        cols = row.split("\t")
+        if len(cols) != 12:
+            continue
+        if cols[0] == "1":
+            pages = max(pages, int(cols[1]))
+        elif cols[0] == "5" and cols[11].strip():
+            page = first + int(cols[1]) - 1
+            texts[page].append(cols[11].strip())
+            confs[page].append(float(cols[10]))
+    return pages
 
 
 def parse_value(text: str) -> float | None:
@@ -346,6 +380,7 @@ def read_labels(image: ImageLike, result: GraticuleResult,
              for f, fam in enumerate(fams)]
     if not all(lines):
         return []
+    ends = []     # (f, k, end, strip origin, out, across, width, length, long, max height)
     for f, fam in enumerate(fams):
         other = fams[1 - f]
         ks = range(min(lines[f]) - 1, max(lines[f]) + 2)
@@ -357,7 +392,6 @@ def read_labels(image: ImageLike, result: GraticuleResult,
         width = int(2 * ACROSS_CELLS * cell)
         height = (BEYOND_CELLS + INSIDE_CELLS) * other_cell
         max_h = max(12, int(0.09 * cell))
-        min_h = 5
         g_lo = min(e[0] for e in extents.values())
         g_hi = max(e[1] for e in extents.values())
         for k in ks:
@@ -366,16 +400,22 @@ def read_labels(image: ImageLike, result: GraticuleResult,
                 # a line crossed short of the others' extent searches out to theirs too
                 length = int(height + min(extra / reduce, MAX_EXTRA_CELLS * other_cell))
                 out = d * end
-                across = np.array([-out[1], out[0]])
                 start = (p0 + d * pos - out * INSIDE_CELLS * other_cell) / reduce
-                strip, m = _strip(gray, start, out, across, width, length)
                 if not (0 <= start[0] < gray.shape[1] and 0 <= start[1] < gray.shape[0]):
                     continue  # the line ends off the sheet
-                ink, dark = _ink(strip, int(max(3 * max_h, 0.06 * cell)))
-                words = _words(ink, min_h, max_h)
-                picked = _pick_words(words, ink, width)
-                for _, _, main in picked:
-                    jobs.append(_word_job(dark, main, m, reduce, f, k, end, len(jobs) + 1))
+                ends.append((f, k, end, start, out, np.array([-out[1], out[0]]), width, length,
+                             int(max(3 * max_h, 0.06 * cell)), max_h))
+
+    def words_at(task: tuple) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        *_, start, out, across, width, length, long_px, max_h = task
+        strip, m = _strip(gray, start, out, across, width, length)
+        ink, dark = _ink(strip, long_px)
+        return [(dark, main, m) for _, _, main in _pick_words(_words(ink, 5, max_h), ink, width)]
+
+    with ThreadPoolExecutor(STRIP_THREADS) as pool:
+        for (f, k, end, *_), picked in zip(ends, pool.map(words_at, ends), strict=True):
+            for dark, main, m in picked:
+                jobs.append(_word_job(dark, main, m, reduce, f, k, end, len(jobs) + 1))
     return _one_family_per_word(_read_jobs(jobs), fams)
 
 
@@ -478,19 +518,13 @@ def _word_job(dark: np.ndarray, box: np.ndarray, m: np.ndarray, reduce: int, f: 
 
 def _read_jobs(jobs: list[tuple[np.ndarray, list[LabelReading]]], chars: str = "0123456789-km "
                ) -> list[LabelReading]:
-    """Read every word the first way; those not read with confidence, the other way too
-    (``chars``: the characters Tesseract may read)."""
-    out: list[LabelReading] = []
-    pending = jobs
-    for attempt in (0, 1):
-        texts = read_words([np.ascontiguousarray(np.rot90(patch, rs[attempt].turns))
-                            for patch, rs in pending], chars)
-        again = []
-        for (patch, rs), (text, conf) in zip(pending, texts, strict=True):
-            r = rs[attempt]
-            r.text, r.value, r.confidence = text, parse_value(text), conf
-            out.append(r)
-            if not (r.value is not None and len(text) >= 2 and conf >= SURE):
-                again.append((patch, rs))
-        pending = again
+    """Read every word both ways in one Tesseract run (``chars``: the characters Tesseract
+    may read); the readings the first way (as text stands on a north-up sheet), then the
+    other way."""
+    out = [rs[attempt] for attempt in (0, 1) for _, rs in jobs]
+    patches = [patch for attempt in (0, 1) for patch, _ in jobs]
+    texts = read_words([np.ascontiguousarray(np.rot90(patch, r.turns))
+                        for patch, r in zip(patches, out, strict=True)], chars)
+    for r, (text, conf) in zip(out, texts, strict=True):
+        r.text, r.value, r.confidence = text, parse_value(text), conf
     return out

@@ -22,6 +22,7 @@ Pixel coordinates: x right, y down, full-resolution pixels (integer values at pi
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import cv2
@@ -44,6 +45,7 @@ from .label_reader import (
     _FAMILIES,
     BEYOND_CELLS,
     MAX_EXTRA_CELLS,
+    STRIP_THREADS,
     LabelReading,
     _ink,
     _iou,
@@ -186,6 +188,62 @@ def _line_end(strip: np.ndarray, run: int, gap: int = 0) -> float:
     return float(best)
 
 
+def _words_at_end(gray: np.ndarray, reduce: int, f: int, k: int, end: int, start: np.ndarray,
+                  out: np.ndarray, cell: float, width: int, length: int, max_h: int, far: int
+                  ) -> list[tuple[_Word, list[np.ndarray], np.ndarray, np.ndarray, np.ndarray]]:
+    """The candidate words where line ``k`` of family ``f`` meets the frame at ``end``
+    (strip origin ``start`` in ``gray`` pixels, ``out`` pointing out of the map, searched
+    up to ``far`` pixels out): (word, its cuttings, its figures' heights, the strip's
+    darkness, its box in the strip) each."""
+    across = np.array([-out[1], out[0]])
+    # (a line hidden under a block by the frame ends there only when its gaps are
+    # bridged: both ends are searched when they differ)
+    line = _strip(gray, start, out, across, width, far)[0]
+    stops = {_line_end(line, int(LINE_RUN * cell), g) for g in (0, int(LINE_GAP * cell))}
+    if max(stops) - min(stops) < OUTWARDS / 2 * cell:
+        stops = {min(stops)}
+    words_here: list[tuple[np.ndarray, list[np.ndarray], np.ndarray, np.ndarray,
+                           np.ndarray]] = []
+    for stop in sorted(stops):
+        here = start
+        if stop > (INWARDS + OUTWARDS / 2) * cell:
+            here = start + out * (stop - INWARDS * cell)
+        strip, m = _strip(gray, here, out, across, width, length)
+        ink, dark = _ink(strip, max(12, int(LONG_STROKE * cell)))
+        # figures as the line's own contrast shows them, and as faint ink (thin engraved
+        # figures are paler than the lines): one word, several cuttings
+        faint = (dark > FAINT_INK).astype(np.uint8) * 255
+        words_stop: list[tuple[np.ndarray, list[np.ndarray], np.ndarray]] = []
+        for binary in (ink, faint):
+            for box, heights in _centred(_figure_groups(binary, max_h), width):
+                crop = _crop(dark, box)
+                same = [w for w in words_stop if _iou(tuple(w[0]), tuple(box)) > 0.5]
+                if same:
+                    if not any(c.shape == crop.shape and np.array_equal(c, crop)
+                               for c in same[0][1]):
+                        same[0][1].append(crop)   # (the same cut reads alike)
+                else:
+                    words_stop.append((box, [crop], heights))
+        # (the figures' size is measured on the first window's words: the second one
+        # looks into the map)
+        words_here += [(b, c, h if stop == min(stops) else h[:0], m, dark)
+                       for b, c, h in words_stop]
+    found: list[tuple[_Word, list[np.ndarray], np.ndarray, np.ndarray, np.ndarray]] = []
+    for box, crops, heights, m, dark in words_here:
+        x0, y0, x1, y1 = (int(v) for v in box)
+        corners = np.array([[x0, y0, 1], [x1, y0, 1], [x1, y1, 1], [x0, y1, 1]],
+                           np.float64) @ m.T * reduce
+        ibox = (int(corners[:, 0].min()), int(corners[:, 1].min()),
+                int(np.ceil(corners[:, 0].max())), int(np.ceil(corners[:, 1].max())))
+        if any(_iou(ibox, w.box) > 0.5 for w, *_ in found):
+            continue                  # found from both windows
+        sy = m[:, 1]                  # the strip's down axis in the image
+        found.append((_Word(f, k, end, ibox, ((float(-sy[0]), float(-sy[1])),
+                                               (float(sy[0]), float(sy[1]))), np.zeros(0)),
+                      crops, heights, dark, box))
+    return found
+
+
 def _find_words(gray: np.ndarray, result: GraticuleResult, reduce: int, strings: list[str]
                 ) -> tuple[list[_Word], float]:
     """Candidate words where each line (and one beyond each outermost line) meets the
@@ -194,7 +252,7 @@ def _find_words(gray: np.ndarray, result: GraticuleResult, reduce: int, strings:
     x-height (pixels of ``gray``)."""
     fams = (result.columns, result.rows)
     shift = index_shift(result)
-    found: list[tuple[_Word, list[np.ndarray], np.ndarray, np.ndarray, np.ndarray]] = []
+    ends = []       # (f, k, end, strip origin, out, cell, width, length, max height, reach)
     for f, fam in enumerate(fams):
         lines = fam.indices or tuple(sorted(set((result.index[:, f] + shift[f]).tolist())))
         if not lines:
@@ -214,7 +272,6 @@ def _find_words(gray: np.ndarray, result: GraticuleResult, reduce: int, strings:
             (p0, d), (lo, hi) = geo[k], extents[k]
             for end, pos, extra in ((-1, lo, lo - g_lo), (1, hi, g_hi - hi)):
                 out = d * end
-                across = np.array([-out[1], out[0]])
                 start = (p0 + d * pos - out * INWARDS * cell * reduce) / reduce
                 if not (0 <= start[0] < gray.shape[1] and 0 <= start[1] < gray.shape[0]):
                     continue
@@ -223,52 +280,10 @@ def _find_words(gray: np.ndarray, result: GraticuleResult, reduce: int, strings:
                 # (up to BEYOND_CELLS, further when the line is crossed short of the others)
                 far = int((BEYOND_CELLS + INWARDS) * cell
                           + min(extra / reduce, MAX_EXTRA_CELLS * cell))
-                # (a line hidden under a block by the frame ends there only when its
-                # gaps are bridged: both ends are searched when they differ)
-                seen = len(found)
-                line = _strip(gray, start, out, across, width, far)[0]
-                stops = {_line_end(line, int(LINE_RUN * cell), g)
-                         for g in (0, int(LINE_GAP * cell))}
-                if max(stops) - min(stops) < OUTWARDS / 2 * cell:
-                    stops = {min(stops)}
-                words_here: list[tuple[np.ndarray, list[np.ndarray], np.ndarray,
-                                       np.ndarray, np.ndarray]] = []
-                for stop in sorted(stops):
-                    here = start
-                    if stop > (INWARDS + OUTWARDS / 2) * cell:
-                        here = start + out * (stop - INWARDS * cell)
-                    strip, m = _strip(gray, here, out, across, width, length)
-                    ink, dark = _ink(strip, max(12, int(LONG_STROKE * cell)))
-                    # figures as the line's own contrast shows them, and as faint ink (thin
-                    # engraved figures are paler than the lines): one word, several cuttings
-                    faint = (dark > FAINT_INK).astype(np.uint8) * 255
-                    words_stop: list[tuple[np.ndarray, list[np.ndarray], np.ndarray]] = []
-                    for binary in (ink, faint):
-                        for box, heights in _centred(_figure_groups(binary, max_h), width):
-                            crop = _crop(dark, box)
-                            same = [w for w in words_stop
-                                    if _iou(tuple(w[0]), tuple(box)) > 0.5]
-                            if same:
-                                same[0][1].append(crop)
-                            else:
-                                words_stop.append((box, [crop], heights))
-                    # (the figures' size is measured on the first window's words: the
-                    # second one looks into the map)
-                    words_here += [(b, c, h if stop == min(stops) else h[:0], m, dark)
-                                   for b, c, h in words_stop]
-                for box, crops, heights, m, dark in words_here:
-                    x0, y0, x1, y1 = (int(v) for v in box)
-                    corners = np.array([[x0, y0, 1], [x1, y0, 1], [x1, y1, 1], [x0, y1, 1]],
-                                       np.float64) @ m.T * reduce
-                    ibox = (int(corners[:, 0].min()), int(corners[:, 1].min()),
-                            int(np.ceil(corners[:, 0].max())), int(np.ceil(corners[:, 1].max())))
-                    if any(_iou(ibox, w.box) > 0.5 for w, *_ in found[seen:]):
-                        continue                  # found from both windows
-                    sy = m[:, 1]                  # the strip's down axis in the image
-                    found.append((_Word(f, int(k), end, ibox,
-                                        ((float(-sy[0]), float(-sy[1])),
-                                         (float(sy[0]), float(sy[1]))), np.zeros(0)),
-                                  crops, heights, dark, box))
+                ends.append((f, int(k), end, start, out, cell, width, length, max_h, far))
+    with ThreadPoolExecutor(STRIP_THREADS) as pool:
+        found = [w for words in pool.map(lambda e: _words_at_end(gray, reduce, *e), ends)
+                 for w in words]
     if not found:
         return [], 0.0
     # the labels of a sheet share one size: the commonest figure height is the x-height

@@ -161,6 +161,27 @@ def test_many_words_are_read_by_several_tesseract_processes_in_order(monkeypatch
     assert [text for text, _ in split] == [str(1000 * (k + 1)) for k in range(12)]
 
 
+def test_a_word_tesseract_dies_on_is_left_unread_and_the_others_are_read(monkeypatch):
+    """Tesseract 5.3 (Debian 12) dies of a floating-point exception on this word image
+    (cut by the old-style reader from a generated sheet, seed 1913) when its characters
+    are restricted: that word is left unread and the words after it are read by a new
+    process, the first word of a share or not."""
+    import cv2
+
+    import core.georef.label_reader as reader
+
+    dies = cv2.imread(str(Path(__file__).parent / "data" / "tesseract_fpe_word.png"),
+                      cv2.IMREAD_GRAYSCALE)
+    img = np.zeros((50, 220), np.uint8)
+    cv2.putText(img, "6862000", (5, 40), cv2.FONT_HERSHEY_SIMPLEX, 1.1, 255, 2, cv2.LINE_AA)
+    monkeypatch.setattr(reader, "WORDS_PER_PROCESS", 3)
+    monkeypatch.setattr(reader, "TESSERACT_PROCESSES", 2)
+    read = read_words([img, dies, img, dies, dies, img])
+    assert [text for text, _ in read] == ["6862000", "", "6862000", "", "", "6862000"]
+    alone = read_words([img])[0][1]
+    assert [conf for _, conf in read] == [alone, 0.0, alone, 0.0, 0.0, alone]
+
+
 def test_label_styles():
     assert label_text(6862000.0, "grouped") == "6 862 000"
     assert label_text(652000.0, "thousands") == "652"
