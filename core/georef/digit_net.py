@@ -85,6 +85,9 @@ def best_path(logp: np.ndarray) -> str:
 #: A string holding a figure whose probability stays below this at every step is not
 #: scored (its probability is smaller still): 0.
 MIN_FIGURE = 1e-3
+#: Words whose strings are scored together (the forward sums of 1200 strings of 64 words
+#: hold about 7 MB).
+FORWARD_WORDS = 64
 
 
 def string_probabilities(logp: np.ndarray, strings: list[str]) -> np.ndarray:
@@ -95,11 +98,11 @@ def string_probabilities(logp: np.ndarray, strings: list[str]) -> np.ndarray:
     for i, s in enumerate(strings):
         holds[i, [int(c) for c in s]] = True
     out = np.zeros((len(logp), len(strings)))
-    for w, lp in enumerate(logp):
-        unseen = np.exp(lp).max(axis=0)[1:] < MIN_FIGURE
-        idx = np.flatnonzero(~(holds & unseen).any(axis=1)).tolist()
-        if idx:
-            out[w, idx] = _forward(np.exp(lp[None]), [strings[i] for i in idx])[0]
+    for w in range(0, len(logp), FORWARD_WORDS):      # all words at once, a few MB each
+        prob = np.exp(logp[w:w + FORWARD_WORDS])
+        unseen = prob.max(axis=1)[:, 1:] < MIN_FIGURE                        # (n, 10)
+        out[w:w + FORWARD_WORDS] = np.where(
+            (unseen[:, None, :] & holds[None]).any(axis=2), 0.0, _forward(prob, strings))
     return out
 
 

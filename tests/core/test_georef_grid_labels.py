@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -161,25 +162,70 @@ def test_many_words_are_read_by_several_tesseract_processes_in_order(monkeypatch
     assert [text for text, _ in split] == [str(1000 * (k + 1)) for k in range(12)]
 
 
-def test_a_word_tesseract_dies_on_is_left_unread_and_the_others_are_read(monkeypatch):
-    """Tesseract 5.3 (Debian 12) dies of a floating-point exception on this word image
-    (cut by the old-style reader from a generated sheet, seed 1913) when its characters
-    are restricted: that word is left unread and the words after it are read by a new
-    process, the first word of a share or not."""
+def _figures(text: str) -> np.ndarray:
+    """A word image (255 = ink) of ``text`` in plain figures."""
     import cv2
 
-    import core.georef.label_reader as reader
+    img = np.zeros((50, 220), np.uint8)
+    cv2.putText(img, text, (5, 40), cv2.FONT_HERSHEY_SIMPLEX, 1.1, 255, 2, cv2.LINE_AA)
+    return img
+
+
+def test_the_word_tesseract_died_on_is_read():
+    """Tesseract 5.3 (Debian 12) died of a floating-point exception reading this word image
+    (cut by the old-style reader from a generated sheet, seed 1913) again inverted, its
+    default for a line read unsurely; it is read the way it is printed only, and read."""
+    import cv2
 
     dies = cv2.imread(str(Path(__file__).parent / "data" / "tesseract_fpe_word.png"),
                       cv2.IMREAD_GRAYSCALE)
-    img = np.zeros((50, 220), np.uint8)
-    cv2.putText(img, "6862000", (5, 40), cv2.FONT_HERSHEY_SIMPLEX, 1.1, 255, 2, cv2.LINE_AA)
+    read = read_words([_figures("6862000"), dies, _figures("2750")])
+    assert [text for text, _ in read][::2] == ["6862000", "2750"]
+    assert len(read) == 3
+
+
+FAKE_TESSERACT = """#!{python}
+# Tesseract dying of a signal on any image {size} pixels wide, after reading those before it
+import os, signal, subprocess, sys, cv2
+names = open(sys.argv[1]).read().split()
+dies = [i for i, n in enumerate(names) if cv2.imread(n, 0).shape[1] == {size}]
+if not dies:
+    os.execv({real!r}, [{real!r}] + sys.argv[1:])
+with open(sys.argv[1] + ".before", "w") as fh:
+    fh.write("\\n".join(names[:dies[0]]) + "\\n")
+out = subprocess.run([{real!r}, fh.name] + sys.argv[2:], capture_output=True, text=True).stdout
+sys.stdout.write(out if dies[0] else "level\\tpage_num\\n")
+sys.stdout.flush()
+os.kill(os.getpid(), signal.SIGFPE)
+"""
+
+
+def test_a_word_tesseract_dies_on_is_left_unread_and_the_others_are_read(monkeypatch,
+                                                                         tmp_path):
+    """A Tesseract process killed by a signal leaves the word it was reading unread; a new
+    process reads the words after it (the first word of a share or not), in order."""
+    import shutil
+    import sys
+
+    import core.georef.label_reader as reader
+
+    size = 77                          # 77 - 24 pixels of padding: a 53 px wide word
+    fake = tmp_path / "tesseract"
+    fake.write_text(FAKE_TESSERACT.format(python=sys.executable, size=size,
+                                          real=shutil.which("tesseract")))
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}:{os.environ['PATH']}")
+    dies = np.zeros((30, size - 24), np.uint8)
     monkeypatch.setattr(reader, "WORDS_PER_PROCESS", 3)
     monkeypatch.setattr(reader, "TESSERACT_PROCESSES", 2)
-    read = read_words([img, dies, img, dies, dies, img])
-    assert [text for text, _ in read] == ["6862000", "", "6862000", "", "", "6862000"]
-    alone = read_words([img])[0][1]
-    assert [conf for _, conf in read] == [alone, 0.0, alone, 0.0, 0.0, alone]
+    words = [_figures("6862000"), dies, _figures("2750"), dies, dies, _figures("500")]
+    read = read_words(words)
+    assert [text for text, _ in read] == ["6862000", "", "2750", "", "", "500"]
+    assert [conf for _, conf in read] == [read_words([w])[0][1] if t else 0.0
+                                         for w, (t, _) in zip(words, read, strict=True)]
+    # a process dying at every word is a broken installation: an error, not empty readings
+    with pytest.raises(InputError, match="Tesseract failed"):
+        read_words([dies] * 8)
 
 
 def test_label_styles():
