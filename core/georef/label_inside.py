@@ -8,9 +8,9 @@ outermost line) a strip is cut from the sheet following the line across the dete
 and up to a cell beyond it, :data:`ACROSS_CELLS` of a cell either side, turned so that the
 line runs up its middle.
 The line and other long strokes are removed, the remaining ink is grouped into words
-(:func:`.label_reader._ink`, :func:`.label_reader._words`), and the words that sit on or
+(:func:`.label_words.strip_ink`, :func:`.label_words.find_words`), and the words that sit on or
 beside the line, running along it or standing across it, in the emptiest surroundings
-(:func:`.label_reader.word_emptiness`; among equals the tallest; at most
+(:func:`.label_words.word_emptiness`; among equals the tallest; at most
 :data:`WORDS_PER_LINE` a line) are read by
 Tesseract with the margin labels' reader (all words of the sheet in one process, figures
 only). A word
@@ -30,17 +30,13 @@ import numpy as np
 from ..graticule.result import GraticuleResult, LineFamily
 from ..imageio import ImageLike
 from .grid_labels import index_shift
-from .label_reader import (
-    STRIP_THREADS,
-    LabelReading,
-    _ink,
-    _iou,
-    _line_geometry,
-    _read_jobs,
-    _strip,
-    _word_job,
-    _words,
-    sheet_gray,
+from .label_reader import STRIP_THREADS, LabelReading, read_jobs, sheet_gray, word_job
+from .label_words import (
+    box_iou,
+    cut_strip,
+    find_words,
+    line_geometry,
+    strip_ink,
     word_emptiness,
 )
 
@@ -105,7 +101,7 @@ def read_inside_labels(image: ImageLike, result: GraticuleResult,
         width = max(16, int(2 * ACROSS_CELLS * cell))
         max_h = max(12, int(0.09 * cell))
         for k in range(lines[f][0] - 1, lines[f][-1] + 2):
-            p0, d = _line_geometry(fam, k)
+            p0, d = line_geometry(fam, k)
             ends = [_crossing(fam, k, other, j) for j in (lines[1 - f][0], lines[1 - f][-1])]
             lo, hi = sorted(float((e - p0) @ d) for e in ends)
             lo, hi = _within(p0, d, lo - BEYOND_CELLS * other.spacing_px,
@@ -118,9 +114,9 @@ def read_inside_labels(image: ImageLike, result: GraticuleResult,
 
     def words_along(task: tuple) -> list[tuple[tuple, bool, float]]:
         f, k, start, d, length, width, cell, max_h = task
-        strip, m = _strip(gray, start, d, np.array([-d[1], d[0]]), width, length)
-        ink, dark = _ink(strip, int(max(3 * max_h, 0.06 * cell)))
-        words = [w for w in _words(ink, 5, max_h, JOIN) if _number_like(w)]
+        strip, m = cut_strip(gray, start, d, np.array([-d[1], d[0]]), width, length)
+        ink, dark = strip_ink(strip, int(max(3 * max_h, 0.06 * cell)))
+        words = [w for w in find_words(ink, 5, max_h, JOIN) if _number_like(w)]
         # words of figures (characters of one height) first, then the emptiest
         # surroundings (a halo), then the tallest (map text is smaller)
         scored = sorted(word_emptiness(words, ink, width, REACH, RING),
@@ -128,7 +124,7 @@ def read_inside_labels(image: ImageLike, result: GraticuleResult,
                                        -min(s[1][2] - s[1][0], s[1][3] - s[1][1])))
         found = []   # (job, runs along its line, across)
         for _, box, _, main in scored[:WORDS_PER_LINE]:
-            job = _word_job(*_alone(dark, main, m), reduce, f, k, 0, 0)
+            job = word_job(*_alone(dark, main, m), reduce, f, k, 0, 0)
             along = (box[3] - box[1]) > (box[2] - box[0])
             across = abs((box[0] + box[2]) / 2 - width / 2) / cell
             found.append((job, along, across))
@@ -141,13 +137,13 @@ def read_inside_labels(image: ImageLike, result: GraticuleResult,
         for r in job[1]:
             r.word, r.inside = len(jobs) + 1, True
         jobs.append(job)
-    return _read_jobs(jobs, FIGURES)
+    return read_jobs(jobs, FIGURES)
 
 
 def _alone(dark: np.ndarray, box: np.ndarray, m: np.ndarray
            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The word in ``box`` of a strip's darkness on blank paper (the map around it
-    cleared), as (darkness, box, strip -> image map) for :func:`.label_reader._word_job`."""
+    cleared), as (darkness, box, strip -> image map) for :func:`.label_reader.word_job`."""
     x0, y0, x1, y1 = (int(v) for v in box)
     pad = max(2, min(x1 - x0, y1 - y0) // 2)
     out = np.zeros((y1 - y0 + 2 * pad, x1 - x0 + 2 * pad), dark.dtype)
@@ -212,7 +208,7 @@ def _one_family_per_word(found: list[tuple[tuple, bool, float]]) -> list[tuple]:
         for j in range(i + 1, len(found)):
             b, b_along, b_across = found[j]
             ra, rb = a[1][0], b[1][0]
-            if ra.family == rb.family or _iou(ra.box, rb.box) < 0.5:
+            if ra.family == rb.family or box_iou(ra.box, rb.box) < 0.5:
                 continue
             keep_a = a_along if a_along != b_along else a_across <= b_across
             drop.add(j if keep_a else i)

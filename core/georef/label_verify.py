@@ -47,17 +47,13 @@ from .label_reader import (
     MAX_EXTRA_CELLS,
     STRIP_THREADS,
     LabelReading,
-    _ink,
-    _iou,
     _line_extents,
-    _line_geometry,
-    _root,
-    _strip,
     parse_value,
     read_labels,
     read_words,
     sheet_gray,
 )
+from .label_words import box_iou, cut_strip, line_geometry, strip_ink, union_root
 
 #: Longest value tried (figures) and most strings tried per family.
 MAX_DIGITS = 5
@@ -145,9 +141,9 @@ def _figure_groups(ink: np.ndarray, max_h: int) -> list[tuple[np.ndarray, np.nda
         & (gap < np.maximum(h[:, None], h[None, :]))
     parent = np.arange(len(keep))
     for i, j in zip(*np.nonzero(np.triu(join, 1)), strict=True):
-        ri, rj = _root(parent, i), _root(parent, j)
+        ri, rj = union_root(parent, i), union_root(parent, j)
         parent[max(ri, rj)] = min(ri, rj)
-    roots = np.array([_root(parent, i) for i in range(len(keep))])
+    roots = np.array([union_root(parent, i) for i in range(len(keep))])
     return [(np.array([x0[roots == r].min(), y0[roots == r].min(), x1[roots == r].max(),
                        y1[roots == r].max()]), h[roots == r]) for r in np.unique(roots)]
 
@@ -198,7 +194,7 @@ def _words_at_end(gray: np.ndarray, reduce: int, f: int, k: int, end: int, start
     across = np.array([-out[1], out[0]])
     # (a line hidden under a block by the frame ends there only when its gaps are
     # bridged: both ends are searched when they differ)
-    line = _strip(gray, start, out, across, width, far)[0]
+    line = cut_strip(gray, start, out, across, width, far)[0]
     stops = {_line_end(line, int(LINE_RUN * cell), g) for g in (0, int(LINE_GAP * cell))}
     if max(stops) - min(stops) < OUTWARDS / 2 * cell:
         stops = {min(stops)}
@@ -208,8 +204,8 @@ def _words_at_end(gray: np.ndarray, reduce: int, f: int, k: int, end: int, start
         here = start
         if stop > (INWARDS + OUTWARDS / 2) * cell:
             here = start + out * (stop - INWARDS * cell)
-        strip, m = _strip(gray, here, out, across, width, length)
-        ink, dark = _ink(strip, max(12, int(LONG_STROKE * cell)))
+        strip, m = cut_strip(gray, here, out, across, width, length)
+        ink, dark = strip_ink(strip, max(12, int(LONG_STROKE * cell)))
         # figures as the line's own contrast shows them, and as faint ink (thin engraved
         # figures are paler than the lines): one word, several cuttings
         faint = (dark > FAINT_INK).astype(np.uint8) * 255
@@ -217,7 +213,7 @@ def _words_at_end(gray: np.ndarray, reduce: int, f: int, k: int, end: int, start
         for binary in (ink, faint):
             for box, heights in _centred(_figure_groups(binary, max_h), width):
                 crop = _crop(dark, box)
-                same = [w for w in words_stop if _iou(tuple(w[0]), tuple(box)) > 0.5]
+                same = [w for w in words_stop if box_iou(tuple(w[0]), tuple(box)) > 0.5]
                 if same:
                     if not any(c.shape == crop.shape and np.array_equal(c, crop)
                                for c in same[0][1]):
@@ -235,7 +231,7 @@ def _words_at_end(gray: np.ndarray, reduce: int, f: int, k: int, end: int, start
                            np.float64) @ m.T * reduce
         ibox = (int(corners[:, 0].min()), int(corners[:, 1].min()),
                 int(np.ceil(corners[:, 0].max())), int(np.ceil(corners[:, 1].max())))
-        if any(_iou(ibox, w.box) > 0.5 for w, *_ in found):
+        if any(box_iou(ibox, w.box) > 0.5 for w, *_ in found):
             continue                  # found from both windows
         sy = m[:, 1]                  # the strip's down axis in the image
         found.append((_Word(f, k, end, ibox, ((float(-sy[0]), float(-sy[1])),
@@ -259,7 +255,7 @@ def _find_words(gray: np.ndarray, result: GraticuleResult, reduce: int, strings:
             continue
         other = fams[1 - f]
         ks = range(min(lines) - 1, max(lines) + 2)
-        geo = {k: _line_geometry(fam, k) for k in ks}
+        geo = {k: line_geometry(fam, k) for k in ks}
         extents = _line_extents(result, f, int(shift[f]), ks, {k: g[0] for k, g in geo.items()},
                                 {k: g[1] for k, g in geo.items()})
         cell = min(fam.spacing_px, other.spacing_px) / reduce

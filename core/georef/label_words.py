@@ -1,0 +1,194 @@
+"""Words of figures in strips cut along grid lines: the geometry shared by the readers of
+grid values (:mod:`.label_reader` by the frame, :mod:`.label_inside` along the lines,
+:mod:`.label_verify` for old-style figures).
+
+A strip is cut turned so that the line runs up its middle; long straight strokes (the line,
+the frame, other lines) are removed from its ink, and the ink left is split into
+character-sized components joined into words.
+
+Pixel coordinates: x right, y down (integer values at pixel centres); strips in pixels of
+the sheet as read (:func:`.label_reader.sheet_gray`).
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from ..graticule.result import LineFamily
+
+
+def line_geometry(fam: LineFamily, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """A point of line ``k`` (the foot of the normal from the origin) and its direction."""
+    t = np.radians(fam.normal_angle_deg)
+    nrm = np.array([np.cos(t), np.sin(t)])
+    return nrm * fam.line_position(k), np.array([-nrm[1], nrm[0]])
+
+
+def cut_strip(gray: np.ndarray, origin: np.ndarray, out: np.ndarray, across: np.ndarray,
+           width: int, height: int) -> tuple[np.ndarray, np.ndarray]:
+    """Cut a ``height`` x ``width`` strip whose bottom-centre is ``origin``, up = ``out``;
+    returns it and the 2x3 map strip pixel -> image pixel."""
+    down = -out
+    m = np.array([[across[0], down[0], 0.0], [across[1], down[1], 0.0]])
+    m[:, 2] = origin - m[:, 0] * (width / 2.0) - m[:, 1] * height
+    strip = cv2.warpAffine(gray, m, (width, height), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                           borderMode=cv2.BORDER_REPLICATE)
+    return strip, m
+
+
+def strip_ink(strip: np.ndarray, long_px: int) -> tuple[np.ndarray, np.ndarray]:
+    """Binary ink (255) of a strip without its long horizontal and vertical strokes, and
+    the ink's darkness (0 paper - 255 darkest ink) without them.
+
+    Ink is what is darker than the local paper (a grey closing) by a good part of the
+    strip's contrast; straight strokes longer than ``long_px`` are the line, the frame or
+    other grid lines."""
+    paper = cv2.morphologyEx(strip, cv2.MORPH_CLOSE, np.ones((15, 15), np.uint8))
+    depth = cv2.subtract(paper, strip)
+    hist = np.cumsum(cv2.calcHist([depth], [0], None, [256], [0, 256]).ravel())
+    contrast = float(np.searchsorted(hist, 0.999 * hist[-1]))       # 99.9th percentile
+    ink = (depth > max(35.0, 0.4 * contrast)).astype(np.uint8) * 255
+    # found at half size (four times fewer pixels, kernels half as long): axis-aligned
+    # strokes by openings, strokes at other angles (a frame the grid is tilted against)
+    # by a Hough transform
+    half = (cv2.resize(ink, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA) > 0)
+    half = half.astype(np.uint8) * 255
+    n = max(3, long_px // 2)
+    small = cv2.morphologyEx(half, cv2.MORPH_OPEN, np.ones((n, 1), np.uint8))
+    small |= cv2.morphologyEx(half, cv2.MORPH_OPEN, np.ones((1, n), np.uint8))
+    segs = cv2.HoughLinesP(cv2.subtract(half, small), 1, np.pi / 180, int(0.7 * n),
+                           minLineLength=n, maxLineGap=2)
+    for x0, y0, x1, y1 in (segs.reshape(-1, 4) if segs is not None else []):
+        cv2.line(small, (int(x0), int(y0)), (int(x1), int(y1)), 255, 2)
+    lines = cv2.resize(small, (ink.shape[1], ink.shape[0]), interpolation=cv2.INTER_NEAREST)
+    lines = cv2.dilate(lines, np.ones((3, 3), np.uint8))
+    dark = cv2.convertScaleAbs(depth, alpha=255.0 / max(contrast, 1.0))
+    dark[lines > 0] = 0
+    return cv2.subtract(ink, lines), dark
+
+
+def find_words(ink: np.ndarray, min_h: int, max_h: int, join: float = 0.45
+           ) -> list[tuple[np.ndarray, int, np.ndarray]]:
+    """Character-sized components grouped into words: (box x0, y0, x1, y1, characters, box
+    of the full-height figures).
+
+    Characters closer than ``join`` times the typical character size (about half) join one
+    word, then words on one text line closer than their height (digits grouped by three,
+    ``6 862 000``)."""
+    n, lab, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    size = np.maximum(stats[:, 2], stats[:, 3])
+    keep = ((size >= min_h) & (size <= max_h)
+            & (stats[:, cv2.CC_STAT_AREA] >= 0.08 * size.astype(np.float64) ** 1.5))
+    keep[0] = False
+    if not keep.any():
+        return []
+    chars = keep[lab].astype(np.uint8) * 255
+    gap = max(2, round(join * float(np.median(size[keep]))))
+    joined = cv2.dilate(chars, np.ones((gap, gap), np.uint8))
+    m, wlab, wstats, _ = cv2.connectedComponentsWithStats(joined, connectivity=8)
+    boxes, counts = [], []
+    for i in range(1, m):
+        x, y, w, h = wstats[i, :4]
+        half = gap // 2
+        boxes.append([x + half, y + half, x + w - half, y + h - half])
+        counts.append(len(np.unique(lab[y:y + h, x:x + w][(wlab[y:y + h, x:x + w] == i)
+                                                         & (chars[y:y + h, x:x + w] > 0)])))
+    return _merge_aligned(np.array(boxes, np.float64).reshape(-1, 4), counts)
+
+
+def _merge_aligned(box: np.ndarray, counts: list[int]
+                   ) -> list[tuple[np.ndarray, int, np.ndarray]]:
+    """Join words of the same height on the same text line separated by less than their
+    height (the space of grouped digits, ``6 862 000``), along x or along y; small raised
+    trailing figures join the word they follow. Returns (box, characters, box of the
+    full-height figures) per word."""
+    n = len(box)
+    if n == 0:
+        return []
+    w, h = box[:, 2] - box[:, 0], box[:, 3] - box[:, 1]
+    parent = np.arange(n)
+    for axis in (0, 1):                       # text along x, then along y
+        thick = h if axis == 0 else w         # the text's height
+        lo, hi = box[:, axis], box[:, axis + 2]
+        plo, phi = box[:, 1 - axis], box[:, 3 - axis]
+        gap = np.maximum(lo[None, :] - hi[:, None], lo[:, None] - hi[None, :])
+        overlap = np.minimum(phi[:, None], phi[None, :]) - np.maximum(plo[:, None], plo[None, :])
+        t = np.minimum(thick[:, None], thick[None, :])
+        big = np.maximum(thick[:, None], thick[None, :])
+        # same height, or small raised figures (652 and a superscript 000) level with the
+        # top of the big ones (or the bottom, the word read upside down)
+        level = np.minimum(np.abs(plo[:, None] - plo[None, :]),
+                           np.abs(phi[:, None] - phi[None, :]))
+        # a word of a few figures along this axis, not a stroke nor a word across it
+        short = (hi - lo >= thick) & (hi - lo <= 5 * thick)
+        raised = (t >= 0.4 * big) & (t <= 0.75 * big) & (level < 0.2 * big) \
+            & short[:, None] & short[None, :]
+        similar = (big < 1.35 * t) | raised
+        join = similar & (overlap > 0.6 * t) & (gap < 1.0 * t) & (gap > -0.5 * t)
+        for i, j in zip(*np.nonzero(np.triu(join, 1)), strict=True):
+            ri, rj = i, j
+            while parent[ri] != ri:
+                ri = parent[ri]
+            while parent[rj] != rj:
+                rj = parent[rj]
+            parent[max(ri, rj)] = min(ri, rj)
+    roots = np.array([union_root(parent, i) for i in range(n)])
+    out = []
+    for r in np.unique(roots):
+        members = np.flatnonzero(roots == r)
+        b = box[members]
+        whole = np.array([b[:, 0].min(), b[:, 1].min(), b[:, 2].max(), b[:, 3].max()])
+        # the figures at full height, without small raised ones (read as the value in
+        # thousands: 652 of 652 and a superscript 000)
+        thick = (h if whole[2] - whole[0] >= whole[3] - whole[1] else w)[members]
+        m = b[thick >= thick.max() - 0.25 * abs(thick.max())]
+        main = np.array([m[:, 0].min(), m[:, 1].min(), m[:, 2].max(), m[:, 3].max()])
+        out.append((whole, int(sum(counts[i] for i in members)), main))
+    return out
+
+
+def union_root(parent: np.ndarray, i: int) -> int:
+    while parent[i] != i:
+        i = parent[i]
+    return int(i)
+
+
+def box_iou(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> float:
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    if w <= 0 or h <= 0:
+        return 0.0
+    inter = w * h
+    return inter / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter)
+
+
+def word_emptiness(words: list[tuple[np.ndarray, int, np.ndarray]], ink: np.ndarray,
+                   width: int, reach: float = 1.0, ring: float = 1.0
+                   ) -> list[tuple[float, np.ndarray, int, np.ndarray]]:
+    """(emptiness, box, characters, box of the full-height figures) of the words on the
+    line (the strip's centre column, or within ``reach`` times their height of it) that
+    are more than a lone character: the share of ink in a ring ``ring`` times their
+    height wide around them (0: blank paper)."""
+    integral = cv2.integral((ink > 0).astype(np.uint8))
+    h, w = ink.shape
+    scored = []
+    for box, comps, main in words:  # comps: number of characters
+        x0, y0, x1, y1 = box
+        size = max(x1 - x0, y1 - y0)
+        short = min(x1 - x0, y1 - y0)
+        if short < 0:
+            continue       # an inverted box (a thin stroke less its joining gap)
+        if not (x0 - reach * short <= width / 2 <= x1 + reach * short):
+            continue       # not on the line
+        if comps < 2 and size < 1.5 * short:
+            continue       # a lone character: too little to read
+        pad = int(ring * short)
+        a0, b0 = max(0, int(x0) - pad), max(0, int(y0) - pad)
+        a1, b1 = min(w, int(x1) + pad), min(h, int(y1) + pad)
+        around = (integral[b1, a1] - integral[b0, a1] - integral[b1, a0] + integral[b0, a0])
+        inner = (integral[int(y1), int(x1)] - integral[int(y0), int(x1)]
+                 - integral[int(y1), int(x0)] + integral[int(y0), int(x0)])
+        area = max(1, (a1 - a0) * (b1 - b0) - (x1 - x0) * (y1 - y0))
+        scored.append(((around - inner) / area, box, comps, main))
+    return scored
