@@ -83,18 +83,18 @@ def find_words(ink: np.ndarray, min_h: int, max_h: int, join: float = 0.45
     keep[0] = False
     if not keep.any():
         return []
-    chars = keep[lab].astype(np.uint8) * 255
+    chars = (keep.astype(np.uint8) * 255)[lab]
     gap = max(2, round(join * float(np.median(size[keep]))))
     joined = cv2.dilate(chars, np.ones((gap, gap), np.uint8))
     m, wlab, wstats, _ = cv2.connectedComponentsWithStats(joined, connectivity=8)
-    boxes, counts = [], []
-    for i in range(1, m):
-        x, y, w, h = wstats[i, :4]
-        half = gap // 2
-        boxes.append([x + half, y + half, x + w - half, y + h - half])
-        counts.append(len(np.unique(lab[y:y + h, x:x + w][(wlab[y:y + h, x:x + w] == i)
-                                                         & (chars[y:y + h, x:x + w] > 0)])))
-    return _merge_aligned(np.array(boxes, np.float64).reshape(-1, 4), counts)
+    # characters of each word: the distinct (word, character) label pairs of the ink
+    on = chars > 0
+    pairs = np.unique(wlab[on].astype(np.int64) * n + lab[on])
+    counts = np.bincount(pairs // n, minlength=m)[1:].tolist()
+    half = gap // 2
+    x, y, w, h = (wstats[1:, i].astype(np.float64) for i in range(4))
+    boxes = np.stack([x + half, y + half, x + w - half, y + h - half], axis=1)
+    return _merge_aligned(boxes.reshape(-1, 4), counts)
 
 
 def _merge_aligned(box: np.ndarray, counts: list[int]
