@@ -558,7 +558,13 @@ def _write_files(r: GeorefResult, inp: Path, tmp: dict[str, Path], tif: Path,
 
 
 def _unit(crs) -> str:
+    """The name of ``crs``'s linear unit as errors are reported in (``metre``); a unit PROJ
+    has no name for (``+to_meter=1.949``: Jacoubet's toise) is given by its length."""
     try:
-        return crs.axis_info[0].unit_name or "map units"
+        axis = crs.axis_info[0]
     except (IndexError, AttributeError):
         return "map units"
+    if axis.unit_name and axis.unit_name != "unknown":
+        return axis.unit_name
+    factor = axis.unit_conversion_factor
+    return f"units of {factor:.6g} m" if factor and factor != 1.0 else "map units"

@@ -72,3 +72,14 @@ def test_import_prints_no_proj_data_warning():
     assert proc.returncode == 0, proc.stderr
     assert "Valid PROJ data directory not found" not in proc.stderr
     assert (Path(proc.stdout.strip()) / "proj.db").is_file()
+
+
+def test_errors_are_reported_in_a_named_unit_or_the_unit_s_length():
+    """A unit PROJ has no name for (Jacoubet's toise, ``+to_meter``) is given by its length
+    instead of PROJ's "unknown"."""
+    from core.georef.pipeline import _unit
+
+    toise = parse_crs("+proj=aeqd +lat_0=48.8 +lon_0=2.3 +ellps=GRS80 +to_meter=1.94903631 "
+                      "+no_defs +type=crs")
+    assert _unit(toise) == "units of 1.94904 m"
+    assert _unit(parse_crs("EPSG:2154")) == "metre"
