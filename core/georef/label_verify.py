@@ -29,6 +29,7 @@ import cv2
 import numpy as np
 from scipy import ndimage
 
+from ..errors import option
 from ..graticule.result import GraticuleResult
 from ..imageio import ImageLike
 from ..metrics.chart.strings import levenshtein
@@ -427,22 +428,22 @@ def labelling_from_labels(image: ImageLike, result: GraticuleResult, spacing: fl
         error = first
     if spacing is not None:
         checked, notes = verify_labels(image, result, spacing, gray)
+        why, labels = "; ".join(notes), label_records(checked, [None, None])
         if not notes:
             try:
                 labelling = labelling_from_readings(result, checked, spacing)[0]
             except LabelsUnreadableError as second:
-                error = second
+                why, labels = second.reason, second.labels
             else:
                 labelling.warnings.insert(
                     0, "the grid labels were read by checking every sequence of multiples of "
                        f"{spacing:g} against the small figures by the frame (old-style "
                        "figures): check the labelling")
                 return labelling
-        else:
-            error = LabelsUnreadableError(
-                f"{error.reason}; checking the sequences of multiples of {spacing:g} against the "
-                f"small figures by the frame: {'; '.join(notes)}",
-                label_records(checked, [None, None]), field="anchor")
+        error = LabelsUnreadableError(
+            f"{error.reason}; checking the sequences of multiples of {option('spacing')} "
+            f"{spacing:g} against the small figures by the frame (is that the grid's "
+            f"spacing?): {why}", error.labels + labels, field="anchor")
     inside = read_inside_labels(image, result, gray)
     try:
         labelling = labelling_from_readings(result, inside, spacing)[0]

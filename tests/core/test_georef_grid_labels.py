@@ -12,7 +12,7 @@ import pytest
 from core.errors import InputError
 from core.georef import georeference
 from core.georef.grid_labels import graticule_from_points
-from core.georef.label_fit import fit_family, labelling_from_readings
+from core.georef.label_fit import LabelsUnreadableError, fit_family, labelling_from_readings
 from core.georef.label_reader import LabelReading, parse_value, read_words
 from core.georef.label_verify import (
     _best_sequence,
@@ -408,6 +408,13 @@ def test_real_jacoubet_sheet_labelled_from_its_old_style_figures(tmp_path):
     grid = lab.grid_coordinates(graticule.index)
     east = grid[np.argsort(graticule.points[:, 0])][:, 0]
     assert east[-1] - east[0] > 0 and set(np.diff(np.unique(grid[:, 0]))) == {250.0}
+    # a wrong spacing is named in the refusal, which lists what every reading read
+    with pytest.raises(LabelsUnreadableError) as refused:
+        labelling_from_labels(path, graticule, 300.0)
+    message = refused.value.render()
+    assert "multiples of --spacing 300" in message and "is that the grid's spacing?" in message
+    assert message.endswith("--gcps FILE.points")
+    assert len(refused.value.labels) > len(used)
 
 
 def test_a_line_hidden_under_a_block_by_the_frame_ends_at_the_frame_when_gaps_are_bridged():
