@@ -24,6 +24,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -64,6 +65,10 @@ STRIP_THREADS = min(2, usable_cores())
 #: words.
 TESSERACT_PROCESSES = min(4, usable_cores())
 WORDS_PER_PROCESS = 16
+#: A Tesseract process still reading after this many seconds to start and per word image
+#: (about 100 times what it takes) is stopped: the word it was reading stays unread.
+TESSERACT_START_S = 10.0
+TESSERACT_WORD_S = 0.5
 #: A number as printed: no leading zero (upside-down figures read as "000 ..." are not),
 #: maybe followed by its unit (``652 km``: 652000 grid units, metres; ``652000 m``).
 _DIGITS = re.compile(r"^(-?[1-9]\d{0,8}|0)(km|m)?$")
@@ -118,8 +123,8 @@ def read_words(patches: list[np.ndarray], chars: str = "0123456789-km "
     words, else one per core (at most :data:`TESSERACT_PROCESSES`), each reading its share
     of the words (a process costs about 0.2 s to start). A process killed by a signal
     (Tesseract 5.3 died of a floating-point exception reading a word image again inverted,
-    which :func:`_start_tesseract` now turns off) leaves the word it was reading unread and
-    the words after it are read by a new process."""
+    which :func:`_start_tesseract` now turns off) or stuck (:data:`TESSERACT_WORD_S`) leaves
+    the word it was reading unread and the words after it are read by a new process."""
     if not patches:
         return []
     exe = shutil.which("tesseract")
@@ -142,12 +147,17 @@ def read_words(patches: list[np.ndarray], chars: str = "0123456789-km "
                 if hi > lo]
         deaths = 0
         while todo:
-            runs = [(lo, hi, _start_tesseract(exe, names[lo:hi], chars,
-                                              os.path.join(tmp, f"words{lo}.txt")))
+            runs = [(lo, hi, time.monotonic() + TESSERACT_START_S + TESSERACT_WORD_S * (hi - lo),
+                     _start_tesseract(exe, names[lo:hi], chars,
+                                      os.path.join(tmp, f"words{lo}.txt")))
                     for lo, hi in todo]
             todo = []
-            for lo, hi, proc in runs:
-                out, err = proc.communicate()
+            for lo, hi, deadline, proc in runs:
+                try:
+                    out, err = proc.communicate(timeout=max(0.1, deadline - time.monotonic()))
+                except subprocess.TimeoutExpired:       # stuck on a word: as if it died
+                    proc.kill()
+                    out, err = proc.communicate()
                 done = _parse_tsv(out, lo, texts, confs)
                 deaths += proc.returncode < 0
                 if proc.returncode > 0 or deaths > max(3, len(patches) // 8):

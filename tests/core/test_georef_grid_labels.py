@@ -185,7 +185,8 @@ def test_the_word_tesseract_died_on_is_read():
 
 
 FAKE_TESSERACT = """#!{python}
-# Tesseract dying of a signal on any image {size} pixels wide, after reading those before it
+# Tesseract dying of a signal (or stuck: {stuck}) on any image {size} pixels wide, after
+# reading those before it
 import os, signal, subprocess, sys, cv2
 names = open(sys.argv[1]).read().split()
 dies = [i for i, n in enumerate(names) if cv2.imread(n, 0).shape[1] == {size}]
@@ -196,6 +197,9 @@ with open(sys.argv[1] + ".before", "w") as fh:
 out = subprocess.run([{real!r}, fh.name] + sys.argv[2:], capture_output=True, text=True).stdout
 sys.stdout.write(out if dies[0] else "level\\tpage_num\\n")
 sys.stdout.flush()
+if {stuck}:
+    import time
+    time.sleep(600)
 os.kill(os.getpid(), signal.SIGFPE)
 """
 
@@ -211,7 +215,7 @@ def test_a_word_tesseract_dies_on_is_left_unread_and_the_others_are_read(monkeyp
 
     size = 77                          # 77 - 24 pixels of padding: a 53 px wide word
     fake = tmp_path / "tesseract"
-    fake.write_text(FAKE_TESSERACT.format(python=sys.executable, size=size,
+    fake.write_text(FAKE_TESSERACT.format(python=sys.executable, size=size, stuck=False,
                                           real=shutil.which("tesseract")))
     fake.chmod(0o755)
     monkeypatch.setenv("PATH", f"{tmp_path}:{os.environ['PATH']}")
@@ -226,6 +230,29 @@ def test_a_word_tesseract_dies_on_is_left_unread_and_the_others_are_read(monkeyp
     # a process dying at every word is a broken installation: an error, not empty readings
     with pytest.raises(InputError, match="Tesseract failed"):
         read_words([dies] * 8)
+
+
+def test_a_word_tesseract_is_stuck_on_is_left_unread(monkeypatch, tmp_path):
+    """A Tesseract process still reading after its time is stopped: the word it was reading
+    stays unread, the words after it are read by a new process."""
+    import shutil
+    import sys
+    import time
+
+    import core.georef.label_reader as reader
+
+    size = 77
+    fake = tmp_path / "tesseract"
+    fake.write_text(FAKE_TESSERACT.format(python=sys.executable, size=size, stuck=True,
+                                          real=shutil.which("tesseract")))
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}:{os.environ['PATH']}")
+    monkeypatch.setattr(reader, "TESSERACT_START_S", 3.0)
+    monkeypatch.setattr(reader, "TESSERACT_WORD_S", 0.1)
+    t0 = time.monotonic()
+    read = read_words([_figures("2750"), np.zeros((30, size - 24), np.uint8), _figures("500")])
+    assert [text for text, _ in read] == ["2750", "", "500"]
+    assert time.monotonic() - t0 < 20
 
 
 def test_label_styles():
