@@ -440,10 +440,13 @@ def labelling_from_labels(image: ImageLike, result: GraticuleResult, spacing: fl
                        f"{spacing:g} against the small figures by the frame (old-style "
                        "figures): check the labelling")
                 return labelling
+        # figures matched on two lines or more that fit no sequence: maybe a wrong spacing
+        lines = max(len({r.line for r in checked if r.family == f}) for f in _FAMILIES)
+        ask = " (is that the grid's spacing?)" if lines >= 2 else ""
         error = LabelsUnreadableError(
             f"{error.reason}; checking the sequences of multiples of {option('spacing')} "
-            f"{spacing:g} against the small figures by the frame (is that the grid's "
-            f"spacing?): {why}", error.labels + labels, field="anchor")
+            f"{spacing:g} against the small figures by the frame{ask}: {why}",
+            error.labels + labels, field="anchor")
     inside = read_inside_labels(image, result, gray)
     try:
         labelling = labelling_from_readings(result, inside, spacing)[0]
