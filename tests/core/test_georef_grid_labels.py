@@ -334,6 +334,22 @@ def test_georeference_reads_the_labels_of_a_generated_sheet(labelled_sheet):
     assert res.outputs["labels"].stat().st_size > 1000
 
 
+def test_a_sheet_without_labels_refuses_without_doubting_the_spacing(tmp_path):
+    """No values printed at all, --spacing given: every reading runs and the refusal asks for
+    an anchor, without asking whether the spacing is right (no figures to doubt it by)."""
+    from core.graticule import detect_on_sheet
+
+    sheet = generate_sheet(18, 2000, difficulty=0.0, spacing_px=600.0, content_scale=0.3,
+                           jpeg_roundtrip=True)
+    path = tmp_path / "plate.jpg"
+    path.write_bytes(sheet.jpeg)
+    with pytest.raises(LabelsUnreadableError) as refused:
+        labelling_from_labels(path, detect_on_sheet(str(path), None), 1000.0)
+    message = refused.value.render()
+    assert "multiples of --spacing 1000 against the small figures by the frame:" in message
+    assert "grid's spacing" not in message and message.endswith("--gcps FILE.points")
+
+
 @pytest.mark.parametrize("style", ["km", "raised"])
 def test_georeference_reads_units_and_raised_zeros_on_a_generated_sheet(style, tmp_path):
     """``652 km`` and ``652`` with small raised ``000``: every detected crossing named
