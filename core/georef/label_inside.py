@@ -22,20 +22,19 @@ Pixel coordinates: x right, y down, full-resolution pixels (integer values at pi
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
-
 import cv2
 import numpy as np
 
 from ..graticule.result import GraticuleResult, LineFamily
 from ..imageio import ImageLike
 from .grid_labels import index_shift
-from .label_reader import STRIP_THREADS, LabelReading, read_jobs, sheet_gray, word_job
+from .label_reader import LabelReading, read_jobs, sheet_gray, word_job
 from .label_words import (
     box_iou,
     cut_strip,
     find_words,
     line_geometry,
+    map_strips,
     strip_ink,
     word_emptiness,
 )
@@ -130,8 +129,7 @@ def read_inside_labels(image: ImageLike, result: GraticuleResult,
             found.append((job, along, across))
         return found
 
-    with ThreadPoolExecutor(STRIP_THREADS) as pool:
-        found = [w for words in pool.map(words_along, lines_cut) for w in words]
+    found = map_strips(words_along, lines_cut)
     jobs = []
     for job, *_ in _one_family_per_word(found):
         for r in job[1]:

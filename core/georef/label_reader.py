@@ -25,7 +25,6 @@ import shutil
 import subprocess
 import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import cv2
@@ -41,6 +40,8 @@ from .label_words import (
     cut_strip,
     find_words,
     line_geometry,
+    map_strips,
+    strip_box_in_image,
     strip_ink,
     word_emptiness,
 )
@@ -59,8 +60,6 @@ WORDS_PER_END = 3
 MIN_CELL_PX = 700
 #: Character height (pixels) Tesseract is given.
 OCR_HEIGHT = 36
-#: Strips cut and searched for words at once (threads: OpenCV works without Python's lock).
-STRIP_THREADS = min(2, usable_cores())
 #: Tesseract processes run at once (at most the cores), each given at least this many
 #: words.
 TESSERACT_PROCESSES = min(4, usable_cores())
@@ -288,17 +287,15 @@ def read_labels(image: ImageLike, result: GraticuleResult,
                 ends.append((f, k, end, start, out, np.array([-out[1], out[0]]), width, length,
                              int(max(3 * max_h, 0.06 * cell)), max_h))
 
-    def words_at(task: tuple) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-        *_, start, out, across, width, length, long_px, max_h = task
+    def words_at(task: tuple) -> list[tuple]:
+        f, k, end, start, out, across, width, length, long_px, max_h = task
         strip, m = cut_strip(gray, start, out, across, width, length)
         ink, dark = strip_ink(strip, long_px)
         picked = _pick_words(find_words(ink, 5, max_h), ink, width)
-        return [(dark, main, m) for _, _, main in picked]
+        return [(dark, main, m, f, k, end) for _, _, main in picked]
 
-    with ThreadPoolExecutor(STRIP_THREADS) as pool:
-        for (f, k, end, *_), picked in zip(ends, pool.map(words_at, ends), strict=True):
-            for dark, main, m in picked:
-                jobs.append(word_job(dark, main, m, reduce, f, k, end, len(jobs) + 1))
+    for dark, main, m, f, k, end in map_strips(words_at, ends):
+        jobs.append(word_job(dark, main, m, reduce, f, k, end, len(jobs) + 1))
     return _one_family_per_word(read_jobs(jobs), fams)
 
 
@@ -346,10 +343,7 @@ def word_job(dark: np.ndarray, box: np.ndarray, m: np.ndarray, reduce: int, f: i
     word_dark = dark[max(0, y0 - pad):y1 + pad, max(0, x0 - pad):x1 + pad]
     scale = OCR_HEIGHT / max(height, 1)
     patch = cv2.resize(word_dark, None, fx=scale, fy=scale, interpolation=cv2.INTER_CUBIC)
-    corners = np.array([[x0, y0, 1], [x1, y0, 1], [x1, y1, 1], [x0, y1, 1]], np.float64)
-    img = corners @ m.T * reduce
-    ibox = (int(img[:, 0].min()), int(img[:, 1].min()), int(np.ceil(img[:, 0].max())),
-            int(np.ceil(img[:, 1].max())))
+    ibox = strip_box_in_image(box, m, reduce)
     sx, sy = m[:, 0], m[:, 1]          # the strip's x and y (down) axes in the image
     # q quarter turns counter-clockwise make the word upright; where its top then points:
     tops = {q: {0: -sy, 1: sx, 2: sy, 3: -sx}[q] for q in ((0, 2) if horizontal else (1, 3))}

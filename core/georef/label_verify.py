@@ -22,7 +22,6 @@ Pixel coordinates: x right, y down, full-resolution pixels (integer values at pi
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import cv2
@@ -46,7 +45,6 @@ from .label_reader import (
     _FAMILIES,
     BEYOND_CELLS,
     MAX_EXTRA_CELLS,
-    STRIP_THREADS,
     LabelReading,
     _line_extents,
     parse_value,
@@ -54,7 +52,15 @@ from .label_reader import (
     read_words,
     sheet_gray,
 )
-from .label_words import box_iou, cut_strip, line_geometry, strip_ink, union_root
+from .label_words import (
+    box_iou,
+    cut_strip,
+    line_geometry,
+    map_strips,
+    strip_box_in_image,
+    strip_ink,
+    union_root,
+)
 
 #: Longest value tried (figures) and most strings tried per family.
 MAX_DIGITS = 5
@@ -227,11 +233,7 @@ def _words_at_end(gray: np.ndarray, reduce: int, f: int, k: int, end: int, start
                        for b, c, h in words_stop]
     found: list[tuple[_Word, list[np.ndarray], np.ndarray, np.ndarray, np.ndarray]] = []
     for box, crops, heights, m, dark in words_here:
-        x0, y0, x1, y1 = (int(v) for v in box)
-        corners = np.array([[x0, y0, 1], [x1, y0, 1], [x1, y1, 1], [x0, y1, 1]],
-                           np.float64) @ m.T * reduce
-        ibox = (int(corners[:, 0].min()), int(corners[:, 1].min()),
-                int(np.ceil(corners[:, 0].max())), int(np.ceil(corners[:, 1].max())))
+        ibox = strip_box_in_image(box, m, reduce)
         if any(box_iou(ibox, w.box) > 0.5 for w, *_ in found):
             continue                  # found from both windows
         sy = m[:, 1]                  # the strip's down axis in the image
@@ -278,9 +280,7 @@ def _find_words(gray: np.ndarray, result: GraticuleResult, reduce: int, strings:
                 far = int((BEYOND_CELLS + INWARDS) * cell
                           + min(extra / reduce, MAX_EXTRA_CELLS * cell))
                 ends.append((f, int(k), end, start, out, cell, width, length, max_h, far))
-    with ThreadPoolExecutor(STRIP_THREADS) as pool:
-        found = [w for words in pool.map(lambda e: _words_at_end(gray, reduce, *e), ends)
-                 for w in words]
+    found = map_strips(lambda e: _words_at_end(gray, reduce, *e), ends)
     if not found:
         return [], 0.0
     # the labels of a sheet share one size: the commonest figure height is the x-height

@@ -12,10 +12,21 @@ the sheet as read (:func:`.label_reader.sheet_gray`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
+
 import cv2
 import numpy as np
 
+from ..cores import usable_cores
 from ..graticule.result import LineFamily
+
+T = TypeVar("T")
+W = TypeVar("W")
+
+#: Strips cut and searched for words at once (threads).
+STRIP_THREADS = min(2, usable_cores())
 
 
 def line_geometry(fam: LineFamily, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -127,11 +138,7 @@ def _merge_aligned(box: np.ndarray, counts: list[int]
         similar = (big < 1.35 * t) | raised
         join = similar & (overlap > 0.6 * t) & (gap < 1.0 * t) & (gap > -0.5 * t)
         for i, j in zip(*np.nonzero(np.triu(join, 1)), strict=True):
-            ri, rj = i, j
-            while parent[ri] != ri:
-                ri = parent[ri]
-            while parent[rj] != rj:
-                rj = parent[rj]
+            ri, rj = union_root(parent, i), union_root(parent, j)
             parent[max(ri, rj)] = min(ri, rj)
     roots = np.array([union_root(parent, i) for i in range(n)])
     out = []
@@ -146,6 +153,24 @@ def _merge_aligned(box: np.ndarray, counts: list[int]
         main = np.array([m[:, 0].min(), m[:, 1].min(), m[:, 2].max(), m[:, 3].max()])
         out.append((whole, int(sum(counts[i] for i in members)), main))
     return out
+
+
+def strip_box_in_image(box: np.ndarray, m: np.ndarray, reduce: int
+                       ) -> tuple[int, int, int, int]:
+    """The box (x0, y0, x1, y1) of the full-resolution image around a box of a strip, given
+    the strip's 2x3 map to the sheet as read (:func:`cut_strip`) and the sheet's reduction."""
+    x0, y0, x1, y1 = (int(v) for v in box)
+    corners = np.array([[x0, y0, 1], [x1, y0, 1], [x1, y1, 1], [x0, y1, 1]],
+                       np.float64) @ m.T * reduce
+    return (int(corners[:, 0].min()), int(corners[:, 1].min()),
+            int(np.ceil(corners[:, 0].max())), int(np.ceil(corners[:, 1].max())))
+
+
+def map_strips(work: Callable[[T], list[W]], tasks: list[T]) -> list[W]:
+    """``work(task)`` of every task, :data:`STRIP_THREADS` at a time, their lists joined in
+    the tasks' order (OpenCV works without Python's lock: strips cut and searched at once)."""
+    with ThreadPoolExecutor(STRIP_THREADS) as pool:
+        return [item for found in pool.map(work, tasks) for item in found]
 
 
 def union_root(parent: np.ndarray, i: int) -> int:
