@@ -18,13 +18,15 @@ at pixel centres, like detection).
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import re
 import shutil
 import subprocess
 import tempfile
-import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import cv2
@@ -58,6 +60,8 @@ WORDS_PER_END = 3
 #: The sheet is read at 1/reduce of its size with reduce the largest of 1, 2, 4 that keeps
 #: a grid cell at least this many pixels.
 MIN_CELL_PX = 700
+#: The characters Tesseract may read in a label by the frame.
+LABEL_CHARS = "0123456789-km "
 #: Character height (pixels) Tesseract is given.
 OCR_HEIGHT = 36
 #: Tesseract processes run at once (at most the cores), each given at least this many
@@ -110,31 +114,30 @@ class LabelReading:
     inside: bool = False
 
 
-def read_words(patches: list[np.ndarray], chars: str = "0123456789-km "
-               ) -> list[tuple[str, float]]:
+def read_words(patches: list[np.ndarray], chars: str = LABEL_CHARS,
+               started: list[subprocess.Popen] | None = None) -> list[tuple[str, float]]:
     """Text (figures, minus signs and the letters of km; spaces removed) and confidence
     (0-100, 0 when nothing was read) of upright word images (uint8, 255 = ink)
-    (``chars``: the characters Tesseract may read).
+    (``chars``: the characters Tesseract may read; ``started``: processes
+    :func:`tesseract_started` started ahead, used first when they read ``chars``).
 
     Tesseract runs as separate processes (Debian tesseract-ocr 5, English model, one text
     line per image, figures, minus and the unit km only), each single-threaded (on images
     this small its OpenMP threads cost several times the work): one process for a few
     words, else one per core (at most :data:`TESSERACT_PROCESSES`), each reading its share
-    of the words (a process costs about 0.2 s to start). A process killed by a signal
-    (Tesseract 5.3 died of a floating-point exception reading a word image again inverted,
-    which :func:`_start_tesseract` now turns off) or stuck (:data:`TESSERACT_WORD_S`) leaves
-    the word it was reading unread and the words after it are read by a new process."""
+    of the words (a process costs about 0.15 s to start, loading its model). A process
+    killed by a signal (Tesseract 5.3 died of a floating-point exception reading a word
+    image again inverted, which :func:`_start_tesseract` now turns off) or stuck
+    (:data:`TESSERACT_WORD_S`) leaves the word it was reading unread and the words after it
+    are read by a new process."""
     if not patches:
         return []
-    exe = shutil.which("tesseract")
-    if exe is None:
-        raise InputError("reading the grid labels needs Tesseract (Debian packages "
-                         "tesseract-ocr and tesseract-ocr-eng: run make install); or give "
-                         f"{option('anchor')} X,Y=E,N", field="anchor")
+    exe = _tesseract_exe()
     n_proc = max(1, min(TESSERACT_PROCESSES, len(patches) // WORDS_PER_PROCESS))
     texts: list[list[str]] = [[] for _ in patches]
     confs: list[list[float]] = [[] for _ in patches]
-    with tempfile.TemporaryDirectory(prefix="labels-") as tmp:
+    ready = [p for p in started or () if _reads(p, chars)]
+    with tempfile.TemporaryDirectory(prefix="labels-", dir=_memory_folder()) as tmp:
         names = []
         for i, patch in enumerate(patches):
             img = np.full((patch.shape[0] + 24, patch.shape[1] + 24), 255, np.uint8)
@@ -146,17 +149,16 @@ def read_words(patches: list[np.ndarray], chars: str = "0123456789-km "
                 if hi > lo]
         deaths = 0
         while todo:
-            runs = [(lo, hi, time.monotonic() + TESSERACT_START_S + TESSERACT_WORD_S * (hi - lo),
-                     _start_tesseract(exe, names[lo:hi], chars,
-                                      os.path.join(tmp, f"words{lo}.txt")))
-                    for lo, hi in todo]
-            todo = []
-            for lo, hi, deadline, proc in runs:
-                try:
-                    out, err = proc.communicate(timeout=max(0.1, deadline - time.monotonic()))
-                except subprocess.TimeoutExpired:       # stuck on a word: as if it died
-                    proc.kill()
-                    out, err = proc.communicate()
+            procs = []
+            for _ in todo:
+                proc = ready.pop() if ready else _start_tesseract(exe, chars)
+                if started is not None and proc in started:
+                    started.remove(proc)            # handed its words: no longer waiting
+                procs.append(proc)
+            with ThreadPoolExecutor(len(todo)) as pool:   # every process reads at once
+                outs = list(pool.map(_hand_words, procs, [names[lo:hi] for lo, hi in todo]))
+            runs, todo = list(zip(todo, procs, outs, strict=True)), []
+            for (lo, hi), proc, (out, err) in runs:
                 done = _parse_tsv(out, lo, texts, confs)
                 deaths += proc.returncode < 0
                 if proc.returncode > 0 or deaths > max(3, len(patches) // 8):
@@ -170,18 +172,67 @@ def read_words(patches: list[np.ndarray], chars: str = "0123456789-km "
             for t, c in zip(texts, confs, strict=True)]
 
 
-def _start_tesseract(exe: str, names: list[str], chars: str, listing: str
-                     ) -> subprocess.Popen:
-    """One single-threaded Tesseract process reading the images ``names`` in order (one
-    text line each, only ``chars``, dark on light: never read again inverted, which
-    Tesseract does by default for a line it reads unsurely), TSV on its standard output."""
-    with open(listing, "w", encoding="utf-8") as fh:
-        fh.write("\n".join(names) + "\n")
+@contextlib.contextmanager
+def tesseract_started(chars: str = LABEL_CHARS) -> Iterator[list[subprocess.Popen]]:
+    """Tesseract processes (:data:`TESSERACT_PROCESSES`) started now, to load their model
+    while the caller still decodes the sheet and looks for words (on an idle core), for
+    :func:`read_words` (``started=``) to hand their words to; those still waiting are
+    stopped on exit. None are started where Tesseract is missing (:func:`read_words` then
+    says so)."""
+    exe = shutil.which("tesseract")
+    procs = [_start_tesseract(exe, chars) for _ in range(TESSERACT_PROCESSES)] if exe else []
+    try:
+        yield procs
+    finally:
+        for proc in procs:
+            proc.kill()
+            proc.communicate()
+
+
+def _tesseract_exe() -> str:
+    exe = shutil.which("tesseract")
+    if exe is None:
+        raise InputError("reading the grid labels needs Tesseract (Debian packages "
+                         "tesseract-ocr and tesseract-ocr-eng: run make install); or give "
+                         f"{option('anchor')} X,Y=E,N", field="anchor")
+    return exe
+
+
+def _memory_folder() -> str | None:
+    """A folder in memory for the word images (Linux's ``/dev/shm``: writing a file there
+    costs a seventh of writing it to a disk's ``/tmp``), or None (the system's temporary
+    folder) where there is none."""
+    shm = "/dev/shm"
+    return shm if os.path.isdir(shm) and os.access(shm, os.W_OK | os.X_OK) else None
+
+
+def _start_tesseract(exe: str, chars: str) -> subprocess.Popen:
+    """One single-threaded Tesseract process that will read the images named on its
+    standard input, in order (one text line each, only ``chars``, dark on light: never read
+    again inverted, which Tesseract does by default for a line it reads unsurely), TSV on
+    its standard output. It loads its model, then waits for the names."""
     return subprocess.Popen(
-        [exe, listing, "-", "--psm", "7", "-c", "tessedit_char_whitelist=" + chars,
+        [exe, "-", "-", "--psm", "7", "-c", "tessedit_char_whitelist=" + chars,
          "-c", "tessedit_do_invert=0", "tsv"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env={**os.environ, "OMP_THREAD_LIMIT": "1"})
+
+
+def _reads(proc: subprocess.Popen, chars: str) -> bool:
+    """Whether the process :func:`_start_tesseract` started reads ``chars``."""
+    return "tessedit_char_whitelist=" + chars in proc.args
+
+
+def _hand_words(proc: subprocess.Popen, names: list[str]) -> tuple[str, str]:
+    """Hand a started process the names of its word images and wait for its TSV and its
+    messages; a process still reading after :data:`TESSERACT_START_S` plus
+    :data:`TESSERACT_WORD_S` per image is stopped (as if it had died)."""
+    limit = TESSERACT_START_S + TESSERACT_WORD_S * len(names)
+    try:
+        return proc.communicate("\n".join(names) + "\n", timeout=limit)
+    except subprocess.TimeoutExpired:       # stuck on a word: as if it died
+        proc.kill()
+        return proc.communicate()
 
 
 def _parse_tsv(out: str, first: int, texts: list[list[str]], confs: list[list[float]]
@@ -241,13 +292,15 @@ def sheet_gray(image: ImageLike, result: GraticuleResult) -> tuple[np.ndarray, i
 
 
 def read_labels(image: ImageLike, result: GraticuleResult,
-                gray: tuple[np.ndarray, int] | None = None) -> list[LabelReading]:
+                gray: tuple[np.ndarray, int] | None = None,
+                started: list[subprocess.Popen] | None = None) -> list[LabelReading]:
     """Find and read the labels at both ends of every grid line of ``result``.
 
     Args:
         image: the sheet (path or array) the detection ran on.
         result: the detected graticule (line families and their indices).
         gray: the sheet as :func:`sheet_gray` gives it, if already read.
+        started: Tesseract processes :func:`tesseract_started` started ahead, if any.
 
     Returns:
         Every reading (two per word: upright and upside down), boxes in full-resolution
@@ -296,7 +349,7 @@ def read_labels(image: ImageLike, result: GraticuleResult,
 
     for dark, main, m, f, k, end in map_strips(words_at, ends):
         jobs.append(word_job(dark, main, m, reduce, f, k, end, len(jobs) + 1))
-    return _one_family_per_word(read_jobs(jobs), fams)
+    return _one_family_per_word(read_jobs(jobs, started=started), fams)
 
 
 def _one_family_per_word(readings: list[LabelReading], fams: tuple[LineFamily, LineFamily]
@@ -353,15 +406,15 @@ def word_job(dark: np.ndarray, box: np.ndarray, m: np.ndarray, reduce: int, f: i
                    for q in order]
 
 
-def read_jobs(jobs: list[tuple[np.ndarray, list[LabelReading]]], chars: str = "0123456789-km "
-               ) -> list[LabelReading]:
+def read_jobs(jobs: list[tuple[np.ndarray, list[LabelReading]]], chars: str = LABEL_CHARS,
+              started: list[subprocess.Popen] | None = None) -> list[LabelReading]:
     """Read every word both ways in one Tesseract run (``chars``: the characters Tesseract
-    may read); the readings the first way (as text stands on a north-up sheet), then the
-    other way."""
+    may read; ``started``: as for :func:`read_words`); the readings the first way (as text
+    stands on a north-up sheet), then the other way."""
     out = [rs[attempt] for attempt in (0, 1) for _, rs in jobs]
     patches = [patch for attempt in (0, 1) for patch, _ in jobs]
     texts = read_words([np.ascontiguousarray(np.rot90(patch, r.turns))
-                        for patch, r in zip(patches, out, strict=True)], chars)
+                        for patch, r in zip(patches, out, strict=True)], chars, started)
     for r, (text, conf) in zip(out, texts, strict=True):
         r.text, r.value, r.confidence = text, parse_value(text), conf
     return out

@@ -51,15 +51,17 @@ from .label_reader import (
     read_labels,
     read_words,
     sheet_gray,
+    tesseract_started,
 )
 from .label_words import (
     box_iou,
     cut_strip,
+    group_boxes,
     line_geometry,
+    linked_groups,
     map_strips,
     strip_box_in_image,
     strip_ink,
-    union_root,
 )
 
 #: Longest value tried (figures) and most strings tried per family.
@@ -93,6 +95,10 @@ MIN_MARGIN = 1.0
 #: (pixels) and whether it is binarized (Otsu); its figures are misread differently each
 #: way, and a string agrees as well as its best reading.
 OCR_VARIANTS = ((16, False), (22, False), (16, True), (24, True))
+#: A side of the frame is read one way up only when the figure reader's agreement summed
+#: over its words that way is at least the first (labels' worth) and the other way's at
+#: most the second times it.
+ONE_WAY_UP = (0.5, 0.5)
 
 
 @dataclass
@@ -146,13 +152,9 @@ def _figure_groups(ink: np.ndarray, max_h: int) -> list[tuple[np.ndarray, np.nda
     overlap = np.minimum(y1[:, None], y1[None, :]) - np.maximum(y0[:, None], y0[None, :])
     join = (overlap > 0.3 * np.minimum(h[:, None], h[None, :])) \
         & (gap < np.maximum(h[:, None], h[None, :]))
-    parent = np.arange(len(keep))
-    for i, j in zip(*np.nonzero(np.triu(join, 1)), strict=True):
-        ri, rj = union_root(parent, i), union_root(parent, j)
-        parent[max(ri, rj)] = min(ri, rj)
-    roots = np.array([union_root(parent, i) for i in range(len(keep))])
-    return [(np.array([x0[roots == r].min(), y0[roots == r].min(), x1[roots == r].max(),
-                       y1[roots == r].max()]), h[roots == r]) for r in np.unique(roots)]
+    _, order, starts = linked_groups(join)
+    boxes = group_boxes(np.stack([x0, y0, x1, y1], axis=1), order, starts)
+    return list(zip(boxes, np.split(h[order], starts[1:]), strict=True))
 
 
 def _crop(dark: np.ndarray, box: np.ndarray) -> np.ndarray:
@@ -312,11 +314,15 @@ def _net_crop(dark: np.ndarray, box: np.ndarray, xh: float) -> np.ndarray:
 
 def _add_tesseract(words: list[_Word], xh: float, strings: list[str]) -> None:
     """Raise each word's scores to how well Tesseract's readings of it (every cutting,
-    :data:`OCR_VARIANTS`, both orientations; one Tesseract run) agree with each string."""
+    :data:`OCR_VARIANTS`, in the orientations :func:`_orientations_to_read` leaves; one
+    Tesseract run) agree with each string."""
     patches, owner = [], []
+    ways = _orientations_to_read(words)
     for i, word in enumerate(words):
         for crop in word.crops:
             for o, turned in enumerate((crop, crop[::-1, ::-1])):
+                if o not in ways[word.family, word.end]:
+                    continue
                 for x_px, binary in OCR_VARIANTS:
                     k = x_px / xh
                     p = cv2.resize(np.ascontiguousarray(turned), None, fx=k, fy=k,
@@ -327,6 +333,24 @@ def _add_tesseract(words: list[_Word], xh: float, strings: list[str]) -> None:
                     owner.append((i, o))
     for (i, o), (text, _) in zip(owner, read_words(patches), strict=True):
         words[i].scores[o] = np.maximum(words[i].scores[o], _similarity(text, strings))
+
+
+def _orientations_to_read(words: list[_Word]) -> dict[tuple[int, int], tuple[int, ...]]:
+    """The orientations (0: as cut, 1: turned half a turn) worth showing Tesseract, per
+    family and end: the labels along one side of the frame are all printed the same way
+    up, so a side whose words the figure reader finds far likelier one way up
+    (:data:`ONE_WAY_UP`) is read that way only (this halves Tesseract's second reading);
+    else both."""
+    totals: dict[tuple[int, int], np.ndarray] = {}
+    for w in words:
+        key = (w.family, w.end)
+        totals[key] = totals.get(key, np.zeros(2)) + w.scores.max(axis=1)
+    ways = {}
+    for key, t in totals.items():
+        o = int(np.argmax(t))
+        one = t[o] >= ONE_WAY_UP[0] and t[1 - o] <= ONE_WAY_UP[1] * t[o]
+        ways[key] = (o,) if one else (0, 1)
+    return ways
 
 
 def _best_sequence(words: list[_Word], n_strings: int
@@ -422,8 +446,10 @@ def labelling_from_labels(image: ImageLike, result: GraticuleResult, spacing: fl
     Raises :class:`.label_fit.LabelsUnreadableError` (asking for --anchor) when none
     determines the grid; its labels are those of every reading that ran."""
     try:
-        gray = sheet_gray(image, result)            # read once for every reading
-        return labelling_from_readings(result, read_labels(image, result, gray), spacing)[0]
+        with tesseract_started() as started:    # Tesseract loads while the sheet is decoded
+            gray = sheet_gray(image, result)        # read once for every reading
+            first = read_labels(image, result, gray, started)
+        return labelling_from_readings(result, first, spacing)[0]
     except LabelsUnreadableError as first:
         error = first
     if spacing is not None:

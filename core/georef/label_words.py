@@ -18,6 +18,8 @@ from typing import TypeVar
 
 import cv2
 import numpy as np
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import connected_components
 
 from ..cores import usable_cores
 from ..graticule.result import LineFamily
@@ -118,7 +120,7 @@ def _merge_aligned(box: np.ndarray, counts: list[int]
     if n == 0:
         return []
     w, h = box[:, 2] - box[:, 0], box[:, 3] - box[:, 1]
-    parent = np.arange(n)
+    joined = np.zeros((n, n), bool)
     for axis in (0, 1):                       # text along x, then along y
         thick = h if axis == 0 else w         # the text's height
         lo, hi = box[:, axis], box[:, axis + 2]
@@ -136,23 +138,44 @@ def _merge_aligned(box: np.ndarray, counts: list[int]
         raised = (t >= 0.4 * big) & (t <= 0.75 * big) & (level < 0.2 * big) \
             & short[:, None] & short[None, :]
         similar = (big < 1.35 * t) | raised
-        join = similar & (overlap > 0.6 * t) & (gap < 1.0 * t) & (gap > -0.5 * t)
-        for i, j in zip(*np.nonzero(np.triu(join, 1)), strict=True):
-            ri, rj = union_root(parent, i), union_root(parent, j)
-            parent[max(ri, rj)] = min(ri, rj)
-    roots = np.array([union_root(parent, i) for i in range(n)])
-    out = []
-    for r in np.unique(roots):
-        members = np.flatnonzero(roots == r)
-        b = box[members]
-        whole = np.array([b[:, 0].min(), b[:, 1].min(), b[:, 2].max(), b[:, 3].max()])
-        # the figures at full height, without small raised ones (read as the value in
-        # thousands: 652 of 652 and a superscript 000)
-        thick = (h if whole[2] - whole[0] >= whole[3] - whole[1] else w)[members]
-        m = b[thick >= thick.max() - 0.25 * abs(thick.max())]
-        main = np.array([m[:, 0].min(), m[:, 1].min(), m[:, 2].max(), m[:, 3].max()])
-        out.append((whole, int(sum(counts[i] for i in members)), main))
-    return out
+        joined |= similar & (overlap > 0.6 * t) & (gap < 1.0 * t) & (gap > -0.5 * t)
+    group, order, starts = linked_groups(joined)
+    whole = group_boxes(box, order, starts)
+    along_x = (whole[:, 2] - whole[:, 0] >= whole[:, 3] - whole[:, 1])[group]
+    # the figures at full height, without small raised ones (read as the value in
+    # thousands: 652 of 652 and a superscript 000)
+    thick = np.where(along_x, h, w)
+    top = np.maximum.reduceat(thick[order], starts)[group]
+    full = thick >= top - 0.25 * np.abs(top)
+    main = group_boxes(np.where(full[:, None], box, [np.inf, np.inf, -np.inf, -np.inf]),
+                       order, starts)
+    chars = np.bincount(group, weights=np.asarray(counts, np.float64), minlength=len(starts))
+    return [(whole[i], int(chars[i]), main[i]) for i in range(len(starts))]
+
+
+def linked_groups(linked: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The groups of items linked directly or through others.
+
+    Args:
+        linked: ``(n, n)`` bool, item i linked to item j (either half is enough).
+
+    Returns:
+        Each item's group (groups numbered in the order of their first item), the items
+        ordered by group (in their own order within one), and where each group starts in
+        that order (for ``ufunc.reduceat``).
+    """
+    k, group = connected_components(csr_matrix(linked), directed=False)
+    order = np.argsort(group, kind="stable")
+    return group, order, np.searchsorted(group[order], np.arange(k))
+
+
+def group_boxes(box: np.ndarray, order: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """``(groups, 4)`` boxes (x0, y0, x1, y1) around the ``(n, 4)`` boxes of each group of
+    :func:`linked_groups`."""
+    b = box[order]
+    return np.stack([np.minimum.reduceat(b[:, 0], starts), np.minimum.reduceat(b[:, 1], starts),
+                     np.maximum.reduceat(b[:, 2], starts), np.maximum.reduceat(b[:, 3], starts)],
+                    axis=1)
 
 
 def strip_box_in_image(box: np.ndarray, m: np.ndarray, reduce: int
@@ -171,12 +194,6 @@ def map_strips(work: Callable[[T], list[W]], tasks: list[T]) -> list[W]:
     the tasks' order (OpenCV works without Python's lock: strips cut and searched at once)."""
     with ThreadPoolExecutor(STRIP_THREADS) as pool:
         return [item for found in pool.map(work, tasks) for item in found]
-
-
-def union_root(parent: np.ndarray, i: int) -> int:
-    while parent[i] != i:
-        i = parent[i]
-    return int(i)
 
 
 def box_iou(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> float:

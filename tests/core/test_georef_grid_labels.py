@@ -13,10 +13,12 @@ from core.errors import InputError
 from core.georef import georeference
 from core.georef.grid_labels import graticule_from_points
 from core.georef.label_fit import LabelsUnreadableError, fit_family, labelling_from_readings
-from core.georef.label_reader import LabelReading, parse_value, read_words
+from core.georef.label_reader import LabelReading, parse_value, read_words, tesseract_started
 from core.georef.label_verify import (
+    _add_tesseract,
     _best_sequence,
     _line_end,
+    _orientations_to_read,
     _similarity,
     _Word,
     candidate_strings,
@@ -185,20 +187,21 @@ def test_the_word_tesseract_died_on_is_read():
 
 
 FAKE_TESSERACT = """#!{python}
-# Tesseract dying of a signal (or stuck: {stuck}) on any image {size} pixels wide, after
-# reading those before it
-import os, signal, subprocess, sys, cv2
-names = open(sys.argv[1]).read().split()
+# Tesseract reading the image names on its standard input, dying of a signal (or stuck:
+# {stuck}) on any image {size} pixels wide, after reading those before it
+import os, signal, subprocess, sys, tempfile, time, cv2
+names = sys.stdin.read().split()
 dies = [i for i, n in enumerate(names) if cv2.imread(n, 0).shape[1] == {size}]
-if not dies:
-    os.execv({real!r}, [{real!r}] + sys.argv[1:])
-with open(sys.argv[1] + ".before", "w") as fh:
-    fh.write("\\n".join(names[:dies[0]]) + "\\n")
+before = names[:dies[0]] if dies else names
+with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as fh:
+    fh.write("\\n".join(before) + "\\n")
 out = subprocess.run([{real!r}, fh.name] + sys.argv[2:], capture_output=True, text=True).stdout
-sys.stdout.write(out if dies[0] else "level\\tpage_num\\n")
+os.unlink(fh.name)
+sys.stdout.write(out if before else "level\\tpage_num\\n")
 sys.stdout.flush()
+if not dies:
+    sys.exit(0)
 if {stuck}:
-    import time
     time.sleep(600)
 os.kill(os.getpid(), signal.SIGFPE)
 """
@@ -411,6 +414,43 @@ def test_sequence_of_multiples_is_chosen_by_the_readings_and_ties_refused():
            _word(3, ["3000"], strings)]
     key, why, _ = _best_sequence(amb, len(strings))
     assert key is None and "agree almost equally" in why
+
+
+def test_tesseract_reads_a_side_one_way_up_where_the_figure_reader_is_sure_of_it():
+    """The labels along one side of the frame stand one way up: a side whose words the
+    figure reader finds far likelier one way is shown to Tesseract that way only; a side
+    it is unsure of, both ways."""
+    strings = candidate_strings(250.0)
+    sure, unsure = _word(0, ["2750"], strings), _word(1, ["2500"], strings, end=1)
+    unsure.scores[1] = unsure.scores[0]                  # as likely either way up
+    turned = _word(2, ["3000"], strings)
+    turned.family, turned.scores = 1, turned.scores[::-1].copy()   # likelier half a turn round
+    faint = _word(3, ["3000"], strings)
+    faint.family, faint.end, faint.scores = 1, 1, 0.1 * faint.scores   # too little to say
+    ways = _orientations_to_read([sure, unsure, turned, faint])
+    assert ways == {(0, -1): (0,), (0, 1): (0, 1), (1, -1): (1,), (1, 1): (0, 1)}
+    # Tesseract's readings raise the scores of the orientations read, and only those
+    sure.crops = [_figures("2500")]
+    unsure.crops = [_figures("2500")[::-1, ::-1]]       # printed upside down
+    _add_tesseract([sure, unsure], 22.0, strings)
+    assert sure.scores[0, strings.index("2500")] == 1.0 and not sure.scores[1].any()
+    assert unsure.scores[1, strings.index("2500")] == 1.0
+
+
+def test_tesseract_started_ahead_reads_as_one_started_for_the_words():
+    """Processes started ahead (loading their model while the sheet is decoded) read the
+    words as a process started for them does; those left waiting are stopped."""
+    words = [_figures("6862000"), _figures("2750")]
+    with tesseract_started() as started:
+        waiting = list(started)
+        assert waiting
+        ahead = read_words(words, started=started)
+        assert len(started) == len(waiting) - 1         # two words: one process took them
+        other = read_words(words, chars="0123456789", started=started)
+        assert [t for t, _ in other] == ["6862000", "2750"]
+        assert len(started) == len(waiting) - 1         # reading other characters: not used
+    assert all(proc.poll() is not None for proc in waiting)
+    assert ahead == read_words(words) and [t for t, _ in ahead] == ["6862000", "2750"]
 
 
 def test_upright_family_is_the_easting_when_the_other_reads_from_outside():

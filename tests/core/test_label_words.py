@@ -1,0 +1,49 @@
+"""core.georef.label_words: characters grouped into words, groups of linked items."""
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from core.georef.label_words import find_words, group_boxes, linked_groups
+
+
+def _ink(size: tuple[int, int], texts: list[tuple[str, tuple[int, int], float]]) -> np.ndarray:
+    img = np.zeros(size, np.uint8)
+    for text, at, scale in texts:
+        cv2.putText(img, text, at, cv2.FONT_HERSHEY_SIMPLEX, scale, 255, 2)
+    return img
+
+
+def test_grouped_digits_are_one_word_and_a_number_further_on_another():
+    ink = _ink((80, 700), [("6 862 000", (10, 50), 1.2), ("75", (560, 50), 1.2)])
+    words = sorted(find_words(ink, 5, 60), key=lambda w: w[0][0])
+    assert len(words) == 2
+    (box, chars, main), (box2, chars2, _) = words
+    assert chars == 7 and chars2 == 2
+    assert box[0] < 20 and 200 < box[2] < 240 and box2[0] > 550
+    assert np.array_equal(box, main)            # all figures at full height
+
+
+def test_small_raised_zeros_join_the_value_they_follow():
+    # 652 and a small 000 level with the top of the big figures, a figure's gap after
+    (w, big), _ = cv2.getTextSize("652", cv2.FONT_HERSHEY_SIMPLEX, 1.5, 2)
+    small = cv2.getTextSize("000", cv2.FONT_HERSHEY_SIMPLEX, 0.8, 2)[0][1]
+    ink = _ink((80, 400), [("652", (10, 60), 1.5), ("000", (10 + w + 8, 60 - big + small), 0.8)])
+    words = find_words(ink, 5, 60)
+    assert len(words) == 1
+    box, chars, main = words[0]
+    assert chars == 6
+    assert box[2] > 10 + w + 40 and main[2] <= 10 + w + 2   # the full-height figures: 652
+
+
+def test_linked_items_form_groups_numbered_by_their_first_item():
+    linked = np.zeros((6, 6), bool)
+    linked[0, 2] = linked[2, 4] = True          # 0-2-4 through 2; one half of the matrix
+    linked[5, 1] = True
+    group, order, starts = linked_groups(linked)
+    assert group.tolist() == [0, 1, 0, 2, 0, 1]
+    assert order.tolist() == [0, 2, 4, 1, 5, 3] and starts.tolist() == [0, 3, 5]
+    box = np.array([[0, 0, 1, 1], [5, 5, 6, 6], [2, -1, 3, 0], [9, 9, 10, 10],
+                    [1, 3, 4, 4], [4, 6, 5, 8]], float)
+    assert group_boxes(box, order, starts).tolist() == [[0, -1, 4, 4], [4, 5, 6, 8],
+                                                          [9, 9, 10, 10]]
