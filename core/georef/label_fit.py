@@ -198,12 +198,12 @@ def labelling_from_readings(result: GraticuleResult, readings: list[LabelReading
     fits, why = _fit_both([[r for r in readings if r.family == n] for n in names], spacing)
     records = label_records(readings, fits)
     if any(f is None for f in fits):
-        bad = "; ".join(f"{n}: {w}" for n, f, w in zip(names, fits, why, strict=True)
-                        if f is None)
+        detail = (family_reasons([(n, w) for n, f, w in zip(names, fits, why, strict=True)
+                                  if f is None])
+                  + f"; {len({r.word for r in readings})} words read")
         raise LabelsUnreadableError(
-            f"the grid values printed on the sheet do not determine the grid ({bad}; "
-            f"{len({r.word for r in readings})} words read)", records, request=ask_anchor(),
-            field="anchor")
+            f"the grid values printed on the sheet do not determine the grid ({detail})",
+            records, request=ask_anchor(), field="anchor", detail=detail)
     east_fam, north, warning = _directions(result, fits,
                                            bool(readings) and all(r.inside for r in readings))
     east = np.array([-north[1], north[0]])
@@ -272,11 +272,20 @@ class LabelsUnreadableError(InputError):
 
     def __init__(self, reason: str, labels: list[dict] | None = None, *,
                  request: str | None = None, field: str | None = None,
-                 value: object = None):
+                 value: object = None, detail: str | None = None):
         super().__init__(reason if request is None else f"{reason}; {request}", field=field,
                          value=value)
         self.reason = reason
+        self.detail = reason if detail is None else detail   # why, per family
         self.labels = list(labels or [])
+
+
+def family_reasons(reasons: list[tuple[str, str]]) -> str:
+    """``"columns: why; rows: other"``, or ``"columns and rows: why"`` when both families
+    fail for the same reason (a reason without a family's name is given alone)."""
+    if len(reasons) == 2 and reasons[0][1] == reasons[1][1]:
+        return f"{reasons[0][0]} and {reasons[1][0]}: {reasons[0][1]}"
+    return "; ".join(f"{name}: {why}" if name else why for name, why in reasons)
 
 
 def label_records(readings: list[LabelReading], fits: list[FamilyFit | None]) -> list[dict]:

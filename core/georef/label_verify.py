@@ -37,6 +37,7 @@ from .grid_labels import Labelling, index_shift
 from .label_fit import (
     LabelsUnreadableError,
     ask_anchor,
+    family_reasons,
     label_records,
     labelling_from_readings,
 )
@@ -377,6 +378,9 @@ def _best_sequence(words: list[_Word], n_strings: int
     total = np.concatenate(totals)
     order = np.argsort(-total, kind="stable")
     best, second = float(total[order[0]]), float(total[order[1]])
+    if best < MIN_MARGIN:
+        return None, (f"the figures read match no sequence of values (at best "
+                      f"{best:.2f} labels' worth)"), best - second
     if best - second < MIN_MARGIN:
         return None, (f"two sequences of values agree almost equally with the figures read "
                       f"({best:.2f} and {second:.2f} labels' worth)"), best - second
@@ -385,7 +389,7 @@ def _best_sequence(words: list[_Word], n_strings: int
 
 def verify_labels(image: ImageLike, result: GraticuleResult, spacing: float,
                   gray: tuple[np.ndarray, int] | None = None
-                  ) -> tuple[list[LabelReading], list[str]]:
+                  ) -> tuple[list[LabelReading], list[tuple[str, str]]]:
     """Read the labels as old-style figures by testing every sequence of multiples of
     ``spacing`` (grid-CRS units) against the words by the lines' ends (``gray``: the sheet
     as :func:`.label_reader.sheet_gray` gives it, if already read).
@@ -394,11 +398,12 @@ def verify_labels(image: ImageLike, result: GraticuleResult, spacing: float,
         The readings (one per word that matches a string well enough: the string of its
         family's winning sequence when it agrees, else its own best string, which
         :mod:`.label_fit` then reports as disagreeing), and one note per family the
-        figures do not determine (empty when both are).
+        figures do not determine, as (family, why) (empty when both are; family "" for
+        both, when no value can be checked).
     """
     strings = candidate_strings(spacing)
     if not strings:
-        return [], [f"spacing {spacing:g} gives no bounded set of values to check"]
+        return [], [("", f"spacing {spacing:g} gives no bounded set of values to check")]
     gray, reduce = gray or sheet_gray(image, result)
     words, xh = _find_words(gray, result, reduce, strings)
     fams = [[w for w in words if w.family == f] for f in range(2)]
@@ -414,7 +419,7 @@ def verify_labels(image: ImageLike, result: GraticuleResult, spacing: float,
     for f, name in enumerate(_FAMILIES):
         seq, why = seqs[f]
         if seq is None:
-            notes.append(f"{name}: {why}")
+            notes.append((name, why))
         for w in fams[f]:
             free = int(np.argmax(w.scores.max(axis=0)))
             best = float(w.scores.max())
@@ -454,7 +459,7 @@ def labelling_from_labels(image: ImageLike, result: GraticuleResult, spacing: fl
         error = first
     if spacing is not None:
         checked, notes = verify_labels(image, result, spacing, gray)
-        why, labels = "; ".join(notes), label_records(checked, [None, None])
+        why, labels = family_reasons(notes), label_records(checked, [None, None])
         if not notes:
             try:
                 labelling = labelling_from_readings(result, checked, spacing)[0]
@@ -478,7 +483,7 @@ def labelling_from_labels(image: ImageLike, result: GraticuleResult, spacing: fl
         labelling = labelling_from_readings(result, inside, spacing)[0]
     except LabelsUnreadableError as third:
         raise LabelsUnreadableError(
-            f"{error.reason}; along the lines inside the map, {third.reason}",
+            f"{error.reason}; along the lines inside the map: {third.detail}",
             error.labels + third.labels, request=ask_anchor(), field="anchor") from None
     labelling.warnings.insert(0, "the grid labels were read inside the map, along the grid "
                                  "lines (none by the frame named the grid): check the "

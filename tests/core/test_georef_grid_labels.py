@@ -12,7 +12,12 @@ import pytest
 from core.errors import InputError
 from core.georef import georeference
 from core.georef.grid_labels import graticule_from_points
-from core.georef.label_fit import LabelsUnreadableError, fit_family, labelling_from_readings
+from core.georef.label_fit import (
+    LabelsUnreadableError,
+    family_reasons,
+    fit_family,
+    labelling_from_readings,
+)
 from core.georef.label_reader import LabelReading, parse_value, read_words, tesseract_started
 from core.georef.label_verify import (
     _add_tesseract,
@@ -350,6 +355,9 @@ def test_a_sheet_without_labels_refuses_without_doubting_the_spacing(tmp_path):
         labelling_from_labels(path, detect_on_sheet(str(path), None), 1000.0)
     message = refused.value.render()
     assert "multiples of --spacing 1000 against the small figures by the frame:" in message
+    # each reader's reason once, families failing alike named together
+    assert message.count("do not determine the grid") == 1
+    assert "along the lines inside the map: " in message
     assert "grid's spacing" not in message and message.endswith("--gcps FILE.points")
 
 
@@ -384,6 +392,13 @@ def test_georeference_reads_units_and_raised_zeros_on_a_generated_sheet(style, t
             assert lab["value"] * 1000 == near["value"]
 
 
+def test_families_failing_alike_are_named_together():
+    assert family_reasons([("columns", "x"), ("rows", "x")]) == "columns and rows: x"
+    assert family_reasons([("columns", "x"), ("rows", "y")]) == "columns: x; rows: y"
+    assert family_reasons([("rows", "y")]) == "rows: y"
+    assert family_reasons([("", "no values")]) == "no values"
+
+
 def test_candidate_strings_are_the_multiples_of_the_spacing():
     strings = candidate_strings(250.0)
     assert strings[:3] == ["250", "500", "750"] and strings[-1] == "99750"
@@ -414,6 +429,10 @@ def test_sequence_of_multiples_is_chosen_by_the_readings_and_ties_refused():
            _word(3, ["3000"], strings)]
     key, why, _ = _best_sequence(amb, len(strings))
     assert key is None and "agree almost equally" in why
+    # figures that match hardly anything: said so, not as a tie
+    faint = [_word(k, [t], strings) for k, t in enumerate(["9", "11"])]
+    key, why, _ = _best_sequence(faint, len(strings))
+    assert key is None and "match no sequence" in why
 
 
 def test_tesseract_reads_a_side_one_way_up_where_the_figure_reader_is_sure_of_it():
