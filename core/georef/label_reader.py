@@ -62,6 +62,11 @@ WORDS_PER_END = 3
 MIN_CELL_PX = 700
 #: The characters Tesseract may read in a label by the frame.
 LABEL_CHARS = "0123456789-km "
+#: When the first reading names nothing and the words it found are smaller than this (median
+#: height, pixels of the sheet as read), every reading is made again at twice the
+#: resolution, if a grid cell stays at most MAX_FINER_CELL_PX pixels there.
+MIN_WORD_PX = 12
+MAX_FINER_CELL_PX = 2000
 #: Character height (pixels) Tesseract is given.
 OCR_HEIGHT = 36
 #: Tesseract processes run at once (at most the cores), each given at least this many
@@ -289,6 +294,24 @@ def sheet_gray(image: ImageLike, result: GraticuleResult) -> tuple[np.ndarray, i
     """The sheet in grey at the size labels are read at, and its reduction (1, 2 or 4)."""
     reduce = _reduce_for(result)
     return read_image(image, reduce=reduce, gray=True), reduce
+
+
+def finer_gray(image: ImageLike, result: GraticuleResult, gray: tuple[np.ndarray, int],
+               readings: list[LabelReading]) -> tuple[np.ndarray, int] | None:
+    """The sheet at twice the resolution of ``gray`` (as :func:`sheet_gray` gives it) when
+    the words of ``readings`` are small there (median height under :data:`MIN_WORD_PX`;
+    the resolution is chosen from the grid cell, and small labels on a sheet of large cells
+    come out too small to read) and a grid cell stays under :data:`MAX_FINER_CELL_PX`
+    (the time strips of that size cost); else None."""
+    reduce = gray[1]
+    boxes = np.array(list({r.word: r.box for r in readings}.values()), np.float64)
+    cell = min(result.columns.spacing_px, result.rows.spacing_px)
+    if reduce == 1 or not len(boxes) or cell / (reduce // 2) > MAX_FINER_CELL_PX:
+        return None
+    height = np.minimum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
+    if float(np.median(height)) / reduce >= MIN_WORD_PX:
+        return None
+    return read_image(image, reduce=reduce // 2, gray=True), reduce // 2
 
 
 def read_labels(image: ImageLike, result: GraticuleResult,

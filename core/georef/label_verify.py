@@ -48,6 +48,7 @@ from .label_reader import (
     MAX_EXTRA_CELLS,
     LabelReading,
     _line_extents,
+    finer_gray,
     parse_value,
     read_labels,
     read_words,
@@ -447,16 +448,27 @@ def labelling_from_labels(image: ImageLike, result: GraticuleResult, spacing: fl
     sequence of its multiples against the small figures by the frame
     (:func:`verify_labels`); when that does not either, or without ``spacing``, from the
     values printed along the lines inside the map (:func:`.label_inside.read_inside_labels`).
+    When the first reading names nothing and its words are small at the resolution chosen
+    from the grid cell, every reading is made at twice that resolution
+    (:func:`.label_reader.finer_gray`).
 
     Raises :class:`.label_fit.LabelsUnreadableError` (asking for --anchor) when none
     determines the grid; its labels are those of every reading that ran."""
+    with tesseract_started() as started:    # Tesseract loads while the sheet is decoded
+        gray = sheet_gray(image, result)            # read once for every reading
+        first = read_labels(image, result, gray, started)
     try:
-        with tesseract_started() as started:    # Tesseract loads while the sheet is decoded
-            gray = sheet_gray(image, result)        # read once for every reading
-            first = read_labels(image, result, gray, started)
         return labelling_from_readings(result, first, spacing)[0]
-    except LabelsUnreadableError as first:
-        error = first
+    except LabelsUnreadableError as failed:
+        error = failed
+    finer = finer_gray(image, result, gray, first)
+    if finer is not None:       # small words on a sheet of large cells: read at twice the size
+        gray = finer
+        try:
+            return labelling_from_readings(result, read_labels(image, result, gray),
+                                           spacing)[0]
+        except LabelsUnreadableError as failed:
+            error = failed
     if spacing is not None:
         checked, notes = verify_labels(image, result, spacing, gray)
         why, labels = family_reasons(notes), label_records(checked, [None, None])

@@ -18,7 +18,14 @@ from core.georef.label_fit import (
     fit_family,
     labelling_from_readings,
 )
-from core.georef.label_reader import LabelReading, parse_value, read_words, tesseract_started
+from core.georef.label_reader import (
+    LabelReading,
+    finer_gray,
+    parse_value,
+    read_words,
+    sheet_gray,
+    tesseract_started,
+)
 from core.georef.label_verify import (
     _add_tesseract,
     _best_sequence,
@@ -454,6 +461,27 @@ def test_tesseract_reads_a_side_one_way_up_where_the_figure_reader_is_sure_of_it
     _add_tesseract([sure, unsure], 22.0, strings)
     assert sure.scores[0, strings.index("2500")] == 1.0 and not sure.scores[1].any()
     assert unsure.scores[1, strings.index("2500")] == 1.0
+
+
+def test_small_words_on_a_sheet_of_large_cells_are_read_again_at_twice_the_resolution():
+    """The resolution labels are read at is chosen from the grid cell (half from 1400 px);
+    words found there under 12 px high are read again at full resolution, unless a cell is
+    then over 2000 px (the time that costs)."""
+    def words(height: int) -> list[LabelReading]:
+        return [LabelReading("columns", k, -1, (100 * k, 0, 100 * k + 5 * height, height),
+                             "", None, 0.0, UP, k) for k in range(4)]
+
+    index = np.array([[c, r] for r in range(3) for c in range(3)])
+    image = np.full((3600, 3600), 255, np.uint8)
+    result = graticule_from_points(300.0 + 1500.0 * index, index, (3600, 3600))
+    gray = sheet_gray(image, result)
+    assert gray[1] == 2 and gray[0].shape == (1800, 1800)
+    finer = finer_gray(image, result, gray, words(20))       # 10 px high as read
+    assert finer is not None and finer[1] == 1 and finer[0].shape == (3600, 3600)
+    assert finer_gray(image, result, gray, words(30)) is None       # 15 px: readable
+    assert finer_gray(image, result, gray, []) is None
+    wide = graticule_from_points(300.0 + 2100.0 * index, index, (4800, 4800))
+    assert finer_gray(image, wide, (gray[0], 2), words(20)) is None  # a 2100 px cell
 
 
 def test_tesseract_started_ahead_reads_as_one_started_for_the_words():
