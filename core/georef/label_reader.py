@@ -104,6 +104,8 @@ class LabelReading:
         turns: quarter turns (counter-clockwise) that made the word upright for reading.
         inside: True when the word was found along the line inside the map
             (:mod:`.label_inside`; ``end`` is then 0), False by the frame.
+        height: the height of its text, full-resolution pixels (across the text, however
+            the sheet is turned; 0 when not measured).
     """
 
     family: str
@@ -117,6 +119,7 @@ class LabelReading:
     word: int
     turns: int = 0
     inside: bool = False
+    height: float = 0.0
 
 
 def read_words(patches: list[np.ndarray], chars: str = LABEL_CHARS,
@@ -299,17 +302,16 @@ def sheet_gray(image: ImageLike, result: GraticuleResult) -> tuple[np.ndarray, i
 def finer_gray(image: ImageLike, result: GraticuleResult, gray: tuple[np.ndarray, int],
                readings: list[LabelReading]) -> tuple[np.ndarray, int] | None:
     """The sheet at twice the resolution of ``gray`` (as :func:`sheet_gray` gives it) when
-    the words of ``readings`` are small there (median height under :data:`MIN_WORD_PX`;
+    the words of ``readings`` are small there (median text height under :data:`MIN_WORD_PX`;
     the resolution is chosen from the grid cell, and small labels on a sheet of large cells
     come out too small to read) and a grid cell stays under :data:`MAX_FINER_CELL_PX`
     (the time strips of that size cost); else None."""
     reduce = gray[1]
-    boxes = np.array(list({r.word: r.box for r in readings}.values()), np.float64)
+    heights = [h for h in {r.word: r.height for r in readings}.values() if h > 0]
     cell = min(result.columns.spacing_px, result.rows.spacing_px)
-    if reduce == 1 or not len(boxes) or cell / (reduce // 2) > MAX_FINER_CELL_PX:
+    if reduce == 1 or not heights or cell / (reduce // 2) > MAX_FINER_CELL_PX:
         return None
-    height = np.minimum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
-    if float(np.median(height)) / reduce >= MIN_WORD_PX:
+    if float(np.median(heights)) / reduce >= MIN_WORD_PX:
         return None
     return read_image(image, reduce=reduce // 2, gray=True), reduce // 2
 
@@ -425,7 +427,8 @@ def word_job(dark: np.ndarray, box: np.ndarray, m: np.ndarray, reduce: int, f: i
     tops = {q: {0: -sy, 1: sx, 2: sy, 3: -sx}[q] for q in ((0, 2) if horizontal else (1, 3))}
     order = sorted(tops, key=lambda q: -float(tops[q] @ _NORTH_UP_TOPS))
     return patch, [LabelReading(_FAMILIES[f], int(k), int(end), ibox, "", None, 0.0,
-                                (float(tops[q][0]), float(tops[q][1])), word_no, q)
+                                (float(tops[q][0]), float(tops[q][1])), word_no, q,
+                                height=float(height * reduce))
                    for q in order]
 
 

@@ -448,9 +448,9 @@ def labelling_from_labels(image: ImageLike, result: GraticuleResult, spacing: fl
     sequence of its multiples against the small figures by the frame
     (:func:`verify_labels`); when that does not either, or without ``spacing``, from the
     values printed along the lines inside the map (:func:`.label_inside.read_inside_labels`).
-    When the first reading names nothing and its words are small at the resolution chosen
-    from the grid cell, every reading is made at twice that resolution
-    (:func:`.label_reader.finer_gray`).
+    When none names the grid and the words of the first reading are small at the
+    resolution chosen from the grid cell, every reading is made again at twice that
+    resolution (:func:`.label_reader.finer_gray`).
 
     Raises :class:`.label_fit.LabelsUnreadableError` (asking for --anchor) when none
     determines the grid; its labels are those of every reading that ran."""
@@ -458,17 +458,24 @@ def labelling_from_labels(image: ImageLike, result: GraticuleResult, spacing: fl
         gray = sheet_gray(image, result)            # read once for every reading
         first = read_labels(image, result, gray, started)
     try:
+        return _every_reading(image, result, spacing, gray, first)
+    except LabelsUnreadableError:
+        finer = finer_gray(image, result, gray, first)
+        if finer is None:
+            raise
+    # small words on a sheet of large cells: every reading again at twice the resolution
+    return _every_reading(image, result, spacing, finer, read_labels(image, result, finer))
+
+
+def _every_reading(image: ImageLike, result: GraticuleResult, spacing: float | None,
+                   gray: tuple[np.ndarray, int], first: list[LabelReading]) -> Labelling:
+    """The labelling from Tesseract's first reading by the frame (``first``), else from
+    the old-style check, else from the values inside the map, all on ``gray`` (the sheet
+    as :func:`.label_reader.sheet_gray` gives it); raises the error of all three."""
+    try:
         return labelling_from_readings(result, first, spacing)[0]
     except LabelsUnreadableError as failed:
         error = failed
-    finer = finer_gray(image, result, gray, first)
-    if finer is not None:       # small words on a sheet of large cells: read at twice the size
-        gray = finer
-        try:
-            return labelling_from_readings(result, read_labels(image, result, gray),
-                                           spacing)[0]
-        except LabelsUnreadableError as failed:
-            error = failed
     if spacing is not None:
         checked, notes = verify_labels(image, result, spacing, gray)
         why, labels = family_reasons(notes), label_records(checked, [None, None])

@@ -468,8 +468,8 @@ def test_small_words_on_a_sheet_of_large_cells_are_read_again_at_twice_the_resol
     words found there under 12 px high are read again at full resolution, unless a cell is
     then over 2000 px (the time that costs)."""
     def words(height: int) -> list[LabelReading]:
-        return [LabelReading("columns", k, -1, (100 * k, 0, 100 * k + 5 * height, height),
-                             "", None, 0.0, UP, k) for k in range(4)]
+        return [LabelReading("columns", k, -1, (100 * k, 0, 100 * k + 5 * height, 3 * height),
+                             "", None, 0.0, UP, k, height=float(height)) for k in range(4)]
 
     index = np.array([[c, r] for r in range(3) for c in range(3)])
     image = np.full((3600, 3600), 255, np.uint8)
@@ -482,6 +482,44 @@ def test_small_words_on_a_sheet_of_large_cells_are_read_again_at_twice_the_resol
     assert finer_gray(image, result, gray, []) is None
     wide = graticule_from_points(300.0 + 2100.0 * index, index, (4800, 4800))
     assert finer_gray(image, wide, (gray[0], 2), words(20)) is None  # a 2100 px cell
+
+
+def test_the_sheet_is_read_again_finer_only_after_every_reading_failed(monkeypatch):
+    """The first reading, the old-style check and the search inside all run at the
+    resolution chosen from the cell; only when all three fail (and the words are small) is
+    every reading made again at twice the resolution. A sheet named at the first try is
+    never read again."""
+    import contextlib
+
+    import core.georef.label_verify as verify
+
+    calls = []
+    named = [_reading("columns", c, str(652000 + 1000 * c), c) for c in range(4)] \
+        + [_reading("rows", r, str(6862000 - 1000 * r), 10 + r, up=LEFT) for r in range(4)]
+    first = {"coarse": [], "fine": []}
+
+    def read_labels(image, result, gray, started=None):
+        calls.append(("first", gray[0]))
+        return first[gray[0]]
+
+    monkeypatch.setattr(verify, "tesseract_started", lambda: contextlib.nullcontext([]))
+    monkeypatch.setattr(verify, "sheet_gray", lambda image, result: ("coarse", 2))
+    monkeypatch.setattr(verify, "read_labels", read_labels)
+    monkeypatch.setattr(verify, "verify_labels", lambda image, result, spacing, gray: (
+        calls.append(("old-style", gray[0])) or ([], [("", "no figures")])))
+    monkeypatch.setattr(verify, "read_inside_labels", lambda image, result, gray: (
+        calls.append(("inside", gray[0])) or []))
+    monkeypatch.setattr(verify, "finer_gray", lambda image, result, gray, readings: (
+        calls.append(("finer?", gray[0])) or ("fine", 1)))
+    with pytest.raises(LabelsUnreadableError):
+        labelling_from_labels("plate.jpg", _grid(), 1000.0)
+    assert calls == [("first", "coarse"), ("old-style", "coarse"), ("inside", "coarse"),
+                     ("finer?", "coarse"), ("first", "fine"), ("old-style", "fine"),
+                     ("inside", "fine")]
+    calls.clear()
+    first["coarse"] = named
+    lab = labelling_from_labels("plate.jpg", _grid(), 1000.0)
+    assert calls == [("first", "coarse")] and lab.origin.tolist() == [652000.0, 6862000.0]
 
 
 def test_tesseract_started_ahead_reads_as_one_started_for_the_words():
