@@ -144,7 +144,6 @@ def read_words(patches: list[np.ndarray], chars: str = LABEL_CHARS,
     n_proc = max(1, min(TESSERACT_PROCESSES, len(patches) // WORDS_PER_PROCESS))
     texts: list[list[str]] = [[] for _ in patches]
     confs: list[list[float]] = [[] for _ in patches]
-    ready = [p for p in started or () if _reads(p, chars)]
     with tempfile.TemporaryDirectory(prefix="labels-", dir=_memory_folder()) as tmp:
         names = []
         for i, patch in enumerate(patches):
@@ -157,12 +156,8 @@ def read_words(patches: list[np.ndarray], chars: str = LABEL_CHARS,
                 if hi > lo]
         deaths = 0
         while todo:
-            procs = []
-            for _ in todo:
-                proc = ready.pop() if ready else _start_tesseract(exe, chars)
-                if started is not None and proc in started:
-                    started.remove(proc)            # handed its words: no longer waiting
-                procs.append(proc)
+            procs = [_take_started(started, chars) or _start_tesseract(exe, chars)
+                     for _ in todo]
             with ThreadPoolExecutor(len(todo)) as pool:   # every process reads at once
                 outs = list(pool.map(_hand_words, procs, [names[lo:hi] for lo, hi in todo]))
             runs, todo = list(zip(todo, procs, outs, strict=True)), []
@@ -226,9 +221,15 @@ def _start_tesseract(exe: str, chars: str) -> subprocess.Popen:
         env={**os.environ, "OMP_THREAD_LIMIT": "1"})
 
 
-def _reads(proc: subprocess.Popen, chars: str) -> bool:
-    """Whether the process :func:`_start_tesseract` started reads ``chars``."""
-    return "tessedit_char_whitelist=" + chars in proc.args
+def _take_started(started: list[subprocess.Popen] | None, chars: str
+                  ) -> subprocess.Popen | None:
+    """A process of ``started`` (:func:`tesseract_started`) that reads ``chars``, taken
+    out of the list (it is no longer waiting), or None."""
+    for proc in started or ():
+        if "tessedit_char_whitelist=" + chars in proc.args:
+            started.remove(proc)
+            return proc
+    return None
 
 
 def _hand_words(proc: subprocess.Popen, names: list[str]) -> tuple[str, str]:

@@ -39,7 +39,7 @@ def line_geometry(fam: LineFamily, k: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def cut_strip(gray: np.ndarray, origin: np.ndarray, out: np.ndarray, across: np.ndarray,
-           width: int, height: int) -> tuple[np.ndarray, np.ndarray]:
+              width: int, height: int) -> tuple[np.ndarray, np.ndarray]:
     """Cut a ``height`` x ``width`` strip whose bottom-centre is ``origin``, up = ``out``;
     returns it and the 2x3 map strip pixel -> image pixel."""
     down = -out
@@ -82,7 +82,7 @@ def strip_ink(strip: np.ndarray, long_px: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def find_words(ink: np.ndarray, min_h: int, max_h: int, join: float = 0.45
-           ) -> list[tuple[np.ndarray, int, np.ndarray]]:
+               ) -> list[tuple[np.ndarray, int, np.ndarray]]:
     """Character-sized components grouped into words: (box x0, y0, x1, y1, characters, box
     of the full-height figures).
 
