@@ -301,14 +301,18 @@ def sheet_gray(image: ImageLike, result: GraticuleResult) -> tuple[np.ndarray, i
 
 
 def finer_gray(image: ImageLike, result: GraticuleResult, gray: tuple[np.ndarray, int],
-               readings: list[LabelReading]) -> tuple[np.ndarray, int] | None:
+               readings: list[LabelReading], figures: bool = False
+               ) -> tuple[np.ndarray, int] | None:
     """The sheet at twice the resolution of ``gray`` (as :func:`sheet_gray` gives it) when
-    the words of ``readings`` are small there (median text height under :data:`MIN_WORD_PX`;
-    the resolution is chosen from the grid cell, and small labels on a sheet of large cells
-    come out too small to read) and a grid cell stays under :data:`MAX_FINER_CELL_PX`
-    (the time strips of that size cost); else None."""
+    the words of ``readings`` (``figures``: only those read as two figures or more) are
+    small there (median text height under :data:`MIN_WORD_PX`; the resolution is chosen
+    from the grid cell, and small labels on a sheet of large cells come out too small to
+    read) and a grid cell stays under :data:`MAX_FINER_CELL_PX` (the time strips of that
+    size cost); else None."""
     reduce = gray[1]
-    heights = [h for h in {r.word: r.height for r in readings}.values() if h > 0]
+    heights = [h for h in {r.word: r.height for r in readings
+                           if not figures or sum(c.isdigit() for c in r.text) >= 2}.values()
+               if h > 0]
     cell = min(result.columns.spacing_px, result.rows.spacing_px)
     if reduce == 1 or not heights or cell / (reduce // 2) > MAX_FINER_CELL_PX:
         return None

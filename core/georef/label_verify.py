@@ -35,6 +35,7 @@ from ..metrics.chart.strings import levenshtein
 from .digit_net import net_input, read_logits, string_probabilities
 from .grid_labels import Labelling, index_shift
 from .label_fit import (
+    MIN_LINES,
     LabelsUnreadableError,
     ask_anchor,
     family_reasons,
@@ -457,21 +458,45 @@ def labelling_from_labels(image: ImageLike, result: GraticuleResult, spacing: fl
     with tesseract_started() as started:    # Tesseract loads while the sheet is decoded
         gray = sheet_gray(image, result)            # read once for every reading
         first = read_labels(image, result, gray, started)
+    inside: list[LabelReading] = []
     try:
-        return _every_reading(image, result, spacing, gray, first)
+        named = _every_reading(image, result, spacing, gray, first, inside)
     except LabelsUnreadableError:
-        finer = finer_gray(image, result, gray, first)
+        # small words by the frame, or small values along the lines (sheets that print
+        # none by the frame: the words by the frame are then the map's)
+        finer = finer_gray(image, result, gray, first) or finer_gray(image, result, gray,
+                                                                     inside, figures=True)
         if finer is None:
             raise
-    # small words on a sheet of large cells: every reading again at twice the resolution
-    return _every_reading(image, result, spacing, finer, read_labels(image, result, finer))
+        # small words on a sheet of large cells: every reading again at twice the resolution
+        return _every_reading(image, result, spacing, finer, read_labels(image, result, finer))
+    if _fewest_lines(named) >= MIN_LINES:
+        return named
+    # a family named from two lines only: small words are read again at twice the
+    # resolution, and that naming is kept when it rests on more lines
+    finer = finer_gray(image, result, gray, first)
+    if finer is None:
+        return named
+    try:
+        again = _every_reading(image, result, spacing, finer, read_labels(image, result, finer))
+    except LabelsUnreadableError:
+        return named
+    return again if _fewest_lines(again) > _fewest_lines(named) else named
+
+
+def _fewest_lines(labelling: Labelling) -> int:
+    """The fewest lines of one family whose labels the naming used."""
+    return min(len({r["line"] for r in labelling.labels if r["used"] and r["family"] == fam})
+               for fam in _FAMILIES)
 
 
 def _every_reading(image: ImageLike, result: GraticuleResult, spacing: float | None,
-                   gray: tuple[np.ndarray, int], first: list[LabelReading]) -> Labelling:
+                   gray: tuple[np.ndarray, int], first: list[LabelReading],
+                   inside: list[LabelReading] | None = None) -> Labelling:
     """The labelling from Tesseract's first reading by the frame (``first``), else from
-    the old-style check, else from the values inside the map, all on ``gray`` (the sheet
-    as :func:`.label_reader.sheet_gray` gives it); raises the error of all three."""
+    the old-style check, else from the values inside the map (their readings added to
+    ``inside`` when given), all on ``gray`` (the sheet as
+    :func:`.label_reader.sheet_gray` gives it); raises the error of all three."""
     try:
         return labelling_from_readings(result, first, spacing)[0]
     except LabelsUnreadableError as failed:
@@ -497,9 +522,11 @@ def _every_reading(image: ImageLike, result: GraticuleResult, spacing: float | N
             f"{error.reason}; checking the sequences of multiples of {option('spacing')} "
             f"{spacing:g} against the small figures by the frame{ask}: {why}",
             error.labels + labels, field="anchor")
-    inside = read_inside_labels(image, result, gray)
+    along = read_inside_labels(image, result, gray)
+    if inside is not None:
+        inside += along
     try:
-        labelling = labelling_from_readings(result, inside, spacing)[0]
+        labelling = labelling_from_readings(result, along, spacing)[0]
     except LabelsUnreadableError as third:
         raise LabelsUnreadableError(
             f"{error.reason}; along the lines inside the map: {third.detail}",

@@ -68,17 +68,71 @@ def strip_ink(strip: np.ndarray, long_px: int) -> tuple[np.ndarray, np.ndarray]:
     half = (cv2.resize(ink, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA) > 0)
     half = half.astype(np.uint8) * 255
     n = max(3, long_px // 2)
-    small = cv2.morphologyEx(half, cv2.MORPH_OPEN, np.ones((n, 1), np.uint8))
-    small |= cv2.morphologyEx(half, cv2.MORPH_OPEN, np.ones((1, n), np.uint8))
-    segs = cv2.HoughLinesP(cv2.subtract(half, small), 1, np.pi / 180, int(0.7 * n),
+    upright = cv2.morphologyEx(half, cv2.MORPH_OPEN, np.ones((n, 1), np.uint8))
+    level = cv2.morphologyEx(half, cv2.MORPH_OPEN, np.ones((1, n), np.uint8))
+    segs = cv2.HoughLinesP(cv2.subtract(half, upright | level), 1, np.pi / 180, int(0.7 * n),
                            minLineLength=n, maxLineGap=2)
     for x0, y0, x1, y1 in (segs.reshape(-1, 4) if segs is not None else []):
-        cv2.line(small, (int(x0), int(y0)), (int(x1), int(y1)), 255, 2)
+        cv2.line(level if abs(x1 - x0) >= abs(y1 - y0) else upright,
+                 (int(x0), int(y0)), (int(x1), int(y1)), 255, 2)
+    small = upright | level
     lines = cv2.resize(small, (ink.shape[1], ink.shape[0]), interpolation=cv2.INTER_NEAREST)
     lines = cv2.dilate(lines, np.ones((3, 3), np.uint8))
+    kept = cv2.subtract(ink, lines)
+    mended = _mended(kept, ink, level, upright, max(5, long_px // 4))
     dark = cv2.convertScaleAbs(depth, alpha=255.0 / max(contrast, 1.0))
-    dark[lines > 0] = 0
-    return cv2.subtract(ink, lines), dark
+    dark[(lines > 0) & (mended == 0)] = 0
+    return kept | mended, dark
+
+
+def _mended(kept: np.ndarray, ink: np.ndarray, level: np.ndarray, upright: np.ndarray,
+            reach: int) -> np.ndarray:
+    """The ink under removed straight strokes that carries a figure's stroke across them (a
+    frame line or a tick drawn through a number cuts its figures in two): under a level
+    stroke (``level``, half size), ink joined to figure ink (``kept``) both above and below
+    by unbroken ink (8-connected, one row at a time), at most ``reach`` pixels each way;
+    under an upright one, the same left and right."""
+    size = (kept.shape[1], kept.shape[0])
+    out = np.zeros_like(kept)
+    for mask, axis, steps in ((level, 0, _ROW_STEPS), (upright, 1, _COLUMN_STEPS)):
+        if not cv2.countNonZero(mask):
+            continue
+        band = cv2.dilate(cv2.resize(mask, size, interpolation=cv2.INTER_NEAREST),
+                          np.ones((3, 3), np.uint8))
+        under = cv2.bitwise_and(band, ink)
+        # only the rows (columns) the strokes cross, a row more each side, run by run
+        on = np.flatnonzero(under.any(axis=1 - axis))
+        if not len(on):
+            continue
+        breaks = np.flatnonzero(np.diff(on) > 1)
+        for a, b in zip(on[np.r_[0, breaks + 1]], on[np.r_[breaks, len(on) - 1]], strict=True):
+            part = (slice(max(0, a - 1), b + 2), slice(None))[::1 - 2 * axis]
+            out[part] |= _crossing(np.ascontiguousarray(kept[part]),
+                                   np.ascontiguousarray(under[part]), steps, reach)
+    return out
+
+
+def _crossing(kept: np.ndarray, under: np.ndarray, steps: tuple[np.ndarray, np.ndarray],
+              reach: int) -> np.ndarray:
+    """The pixels of ``under`` joined to ``kept`` from both sides (``steps``: one step
+    each way), at most ``reach`` steps."""
+    both = under
+    for step in steps:
+        reached = kept
+        for _ in range(reach):
+            grown = cv2.bitwise_or(reached, cv2.bitwise_and(cv2.dilate(reached, step), under))
+            if cv2.countNonZero(grown) == cv2.countNonZero(reached):
+                break
+            reached = grown
+        both = cv2.bitwise_and(both, reached)
+    return both
+
+
+#: One step of unbroken ink away from a level stroke's side (down, then up: the row
+#: before, a column either way), and from an upright one's (right, then left).
+_ROW_STEPS = (np.array([[1, 1, 1], [0, 1, 0], [0, 0, 0]], np.uint8),
+              np.array([[0, 0, 0], [0, 1, 0], [1, 1, 1]], np.uint8))
+_COLUMN_STEPS = tuple(np.ascontiguousarray(k.T) for k in _ROW_STEPS)
 
 
 def find_words(ink: np.ndarray, min_h: int, max_h: int, join: float = 0.45

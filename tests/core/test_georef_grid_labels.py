@@ -482,6 +482,13 @@ def test_small_words_on_a_sheet_of_large_cells_are_read_again_at_twice_the_resol
     assert finer_gray(image, result, gray, []) is None
     wide = graticule_from_points(300.0 + 2100.0 * index, index, (4800, 4800))
     assert finer_gray(image, wide, (gray[0], 2), words(20)) is None  # a 2100 px cell
+    # along the lines inside the map most words are the map's: only those read as two
+    # figures or more are measured
+    along = words(60) + [LabelReading("rows", 9, 0, (0, 0, 90, 20), "6802", 6802.0, 80.0, UP,
+                                      9 + k, height=20.0) for k in range(3)]
+    assert finer_gray(image, result, gray, along) is None
+    assert finer_gray(image, result, gray, along, figures=True)[1] == 1
+    assert finer_gray(image, result, gray, words(20), figures=True) is None   # none read
 
 
 def test_the_sheet_is_read_again_finer_only_after_every_reading_failed(monkeypatch):
@@ -520,6 +527,44 @@ def test_the_sheet_is_read_again_finer_only_after_every_reading_failed(monkeypat
     first["coarse"] = named
     lab = labelling_from_labels("plate.jpg", _grid(), 1000.0)
     assert calls == [("first", "coarse")] and lab.origin.tolist() == [652000.0, 6862000.0]
+
+
+def test_a_family_named_from_two_lines_is_read_again_finer_and_the_surer_naming_kept(
+        monkeypatch):
+    """A naming whose rows rest on two lines only (a misread leading figure can name such a
+    sheet a whole 6 000 000 m off) is read again at twice the resolution when its words are
+    small; the finer naming is kept when it rests on more lines, else the first one."""
+    import contextlib
+
+    import core.georef.label_verify as verify
+
+    def readings(north: float, rows: int) -> list[LabelReading]:
+        return [_reading("columns", c, str(652000 + 1000 * c), c) for c in range(4)] \
+            + [_reading("rows", r, str(int(north) - 1000 * r), 10 + r, up=LEFT)
+               for r in range(rows)]
+
+    first = {"coarse": readings(805000, 2), "fine": readings(6805000, 4)}
+    calls = []
+    monkeypatch.setattr(verify, "tesseract_started", lambda: contextlib.nullcontext([]))
+    monkeypatch.setattr(verify, "sheet_gray", lambda image, result: ("coarse", 2))
+    monkeypatch.setattr(verify, "read_labels", lambda image, result, gray, started=None: (
+        calls.append(gray[0]) or first[gray[0]]))
+    monkeypatch.setattr(verify, "finer_gray",
+                        lambda image, result, gray, words, figures=False: ("fine", 1))
+    lab = labelling_from_labels("plate.jpg", _grid(), None)
+    assert calls == ["coarse", "fine"] and lab.origin.tolist() == [652000.0, 6805000.0]
+    assert not any("only two" in w for w in lab.warnings)
+    # read again no surer: the first naming stands, with its warning
+    first["fine"] = readings(6805000, 2)
+    lab = labelling_from_labels("plate.jpg", _grid(), None)
+    assert lab.origin.tolist() == [652000.0, 805000.0]
+    assert any("only two rows lines" in w for w in lab.warnings)
+    # words not small: not read again
+    calls.clear()
+    monkeypatch.setattr(verify, "finer_gray",
+                        lambda image, result, gray, words, figures=False: None)
+    labelling_from_labels("plate.jpg", _grid(), None)
+    assert calls == ["coarse"]
 
 
 def test_tesseract_started_ahead_reads_as_one_started_for_the_words():

@@ -4,7 +4,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from core.georef.label_words import find_words, group_boxes, linked_groups
+from core.georef.label_words import find_words, group_boxes, linked_groups, strip_ink
 
 
 def _ink(size: tuple[int, int], texts: list[tuple[str, tuple[int, int], float]]) -> np.ndarray:
@@ -47,3 +47,29 @@ def test_linked_items_form_groups_numbered_by_their_first_item():
                     [1, 3, 4, 4], [4, 6, 5, 8]], float)
     assert group_boxes(box, order, starts).tolist() == [[0, -1, 4, 4], [4, 5, 6, 8],
                                                           [9, 9, 10, 10]]
+
+
+def test_a_line_drawn_through_figures_is_removed_and_the_figures_kept_whole():
+    # a strip: paper, "808" with a thin frame line through its middle, a long tick upright
+    # through the gap between its first two figures (touching neither) and one through
+    # its last figure
+    strip = np.full((90, 300), 230, np.uint8)
+    for i, figure in enumerate("808"):
+        cv2.putText(strip, figure, (90 + 30 * i, 60), cv2.FONT_HERSHEY_SIMPLEX, 1.2, 40, 2)
+    (w, h), _ = cv2.getTextSize("808", cv2.FONT_HERSHEY_SIMPLEX, 1.2, 2)
+    mid = 60 - h // 2
+    cols = np.flatnonzero((strip < 150).any(axis=0))
+    ends = cols[np.flatnonzero(np.diff(cols) > 1)]        # the last column of each figure
+    between = int(ends[0]) + 3                           # paper between the first two
+    through = (int(ends[1]) + 2 + int(cols[-1])) // 2    # the last figure's middle
+    cv2.line(strip, (0, mid), (299, mid), 40, 2)
+    cv2.line(strip, (between, 0), (between, 89), 40, 1)
+    cv2.line(strip, (through, 0), (through, 89), 40, 1)
+    kept, dark = strip_ink(strip, 60)
+    assert not kept[:, :80].any() and not kept[:, 220:].any()   # the lines are gone
+    assert not kept[:mid - h, between].any()        # the tick between figures too
+    n, lab, stats, _ = cv2.connectedComponentsWithStats(kept, connectivity=8)
+    tall = stats[1:, cv2.CC_STAT_HEIGHT]
+    # every figure is one piece across the line, not a top and a bottom half
+    assert (tall >= 0.8 * h).sum() == 3 and (n - 1) == 3
+    assert dark[mid, cols[0]:cols[-1]].max() > 0     # its darkness under the line is kept
