@@ -114,7 +114,9 @@ def read_inside_labels(image: ImageLike, result: GraticuleResult,
     def words_along(task: tuple) -> list[tuple[tuple, bool, float]]:
         f, k, start, d, length, width, cell, max_h = task
         strip, m = cut_strip(gray, start, d, np.array([-d[1], d[0]]), width, length)
-        ink, dark = strip_ink(strip, int(max(3 * max_h, 0.06 * cell)))
+        # (not mended: values stand apart from the line, in a halo, and the line crosses
+        # the map's strokes all along, which mending would join across it)
+        ink, dark = strip_ink(strip, int(max(3 * max_h, 0.06 * cell)), mend=False)
         words = [w for w in find_words(ink, 5, max_h, JOIN) if _number_like(w)]
         # words of figures (characters of one height) first, then the emptiest
         # surroundings (a halo), then the tallest (map text is smaller)

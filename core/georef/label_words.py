@@ -50,9 +50,11 @@ def cut_strip(gray: np.ndarray, origin: np.ndarray, out: np.ndarray, across: np.
     return strip, m
 
 
-def strip_ink(strip: np.ndarray, long_px: int) -> tuple[np.ndarray, np.ndarray]:
+def strip_ink(strip: np.ndarray, long_px: int, mend: bool = True
+              ) -> tuple[np.ndarray, np.ndarray]:
     """Binary ink (255) of a strip without its long horizontal and vertical strokes, and
-    the ink's darkness (0 paper - 255 darkest ink) without them.
+    the ink's darkness (0 paper - 255 darkest ink) without them; ``mend``: but with the
+    ink under them that carries a figure's stroke across them (:func:`_mended`).
 
     Ink is what is darker than the local paper (a grey closing) by a good part of the
     strip's contrast; straight strokes longer than ``long_px`` are the line, the frame or
@@ -79,7 +81,8 @@ def strip_ink(strip: np.ndarray, long_px: int) -> tuple[np.ndarray, np.ndarray]:
     lines = cv2.resize(small, (ink.shape[1], ink.shape[0]), interpolation=cv2.INTER_NEAREST)
     lines = cv2.dilate(lines, np.ones((3, 3), np.uint8))
     kept = cv2.subtract(ink, lines)
-    mended = _mended(kept, ink, level, upright, max(5, long_px // 4))
+    mended = _mended(kept, ink, level, upright, max(5, long_px // 4)) if mend \
+        else np.zeros_like(kept)
     dark = cv2.convertScaleAbs(depth, alpha=255.0 / max(contrast, 1.0))
     dark[(lines > 0) & (mended == 0)] = 0
     return kept | mended, dark
