@@ -57,6 +57,8 @@ INSIDE_CELLS = 0.06
 MAX_EXTRA_CELLS = 2.0
 #: Words read per line end (the emptiest surroundings first).
 WORDS_PER_END = 3
+#: Longest word read, in its heights (``-6 862 000 m`` is about 8).
+LONGEST_WORD = 15
 #: The sheet is read at 1/reduce of its size with reduce the largest of 1, 2, 4 that keeps
 #: a grid cell at least this many pixels.
 MIN_CELL_PX = 700
@@ -409,9 +411,11 @@ def _pick_words(words: list[tuple[np.ndarray, int, np.ndarray]], ink: np.ndarray
                 width: int) -> list[tuple[np.ndarray, int, np.ndarray]]:
     """The words on the line (the strip's centre column) in the emptiest surroundings:
     (box, number of characters, box of the full-height figures), at most
-    :data:`WORDS_PER_END`."""
+    :data:`WORDS_PER_END`, less those too long for a grid value (:data:`LONGEST_WORD`: a
+    row of hatching or a dashed line, which would cost Tesseract the most time)."""
     scored = sorted(word_emptiness(words, ink, width), key=lambda s: s[0])
-    return [(b, c, m) for _, b, c, m in scored[:WORDS_PER_END]]
+    return [(b, c, m) for _, b, c, m in scored[:WORDS_PER_END]
+            if max(b[2] - b[0], b[3] - b[1]) <= LONGEST_WORD * min(b[2] - b[0], b[3] - b[1])]
 
 
 def word_job(dark: np.ndarray, box: np.ndarray, m: np.ndarray, reduce: int, f: int, k: int,
