@@ -133,7 +133,7 @@ def read_inside_labels(image: ImageLike, result: GraticuleResult,
 
     found = map_strips(words_along, lines_cut)
     jobs = []
-    for job, *_ in _one_family_per_word(found):
+    for job, *_ in _family_it_runs_along(found):
         for r in job[1]:
             r.word, r.inside = len(jobs) + 1, True
         jobs.append(job)
@@ -199,7 +199,7 @@ def _within(p0: np.ndarray, d: np.ndarray, lo: float, hi: float, size: tuple[flo
     return lo, hi
 
 
-def _one_family_per_word(found: list[tuple[tuple, bool, float]]) -> list[tuple]:
+def _family_it_runs_along(found: list[tuple[tuple, bool, float]]) -> list[tuple]:
     """Of a word found by lines of both families (by a crossing), keep the finding of the
     line it runs along; when it runs along both or neither, the line it is nearer across
     (in cells)."""

@@ -381,10 +381,10 @@ def read_labels(image: ImageLike, result: GraticuleResult,
 
     for dark, main, m, f, k, end in map_strips(words_at, ends):
         jobs.append(word_job(dark, main, m, reduce, f, k, end, len(jobs) + 1))
-    return _one_family_per_word(read_jobs(jobs, started=started), fams)
+    return _nearest_family_per_word(read_jobs(jobs, started=started), fams)
 
 
-def _one_family_per_word(readings: list[LabelReading], fams: tuple[LineFamily, LineFamily]
+def _nearest_family_per_word(readings: list[LabelReading], fams: tuple[LineFamily, LineFamily]
                          ) -> list[LabelReading]:
     """A word found by lines of both families (near a corner of the frame) stays with the
     family whose line it sits on: the one it is nearer across, in grid cells."""

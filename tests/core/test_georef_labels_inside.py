@@ -9,7 +9,7 @@ import core.synth.gridlabels_inside as inside_style
 from core.georef import georeference
 from core.georef.grid_labels import graticule_from_points
 from core.georef.label_fit import LabelsUnreadableError, labelling_from_readings
-from core.georef.label_inside import _one_family_per_word
+from core.georef.label_inside import _family_it_runs_along
 from core.georef.label_reader import LabelReading
 from core.synth import generate_sheet
 
@@ -153,10 +153,10 @@ def test_a_word_by_a_crossing_belongs_to_the_line_it_runs_along():
     a = found("columns", (100, 100, 120, 160), False, 0.02)    # across the column line
     b = found("rows", (101, 100, 121, 161), True, 0.05)        # along the row line
     c = found("rows", (400, 400, 420, 460), False, 0.01)       # elsewhere: kept
-    kept = _one_family_per_word([a, b, c])
+    kept = _family_it_runs_along([a, b, c])
     first = [job[1][0] for job, _, _ in kept]          # each word's first reading
     assert [r.family for r in first] == ["rows", "rows"]
     assert first[0].box == (101, 100, 121, 161)
     # running along neither (or both): the line it is nearer across
     d = found("columns", (100, 100, 120, 160), True, 0.02)
-    assert [job[1][0].family for job, _, _ in _one_family_per_word([d, b])] == ["columns"]
+    assert [job[1][0].family for job, _, _ in _family_it_runs_along([d, b])] == ["columns"]
