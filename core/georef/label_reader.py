@@ -384,8 +384,8 @@ def read_labels(image: ImageLike, result: GraticuleResult,
     return _nearest_family_per_word(read_jobs(jobs, started=started), fams)
 
 
-def _nearest_family_per_word(readings: list[LabelReading], fams: tuple[LineFamily, LineFamily]
-                         ) -> list[LabelReading]:
+def _nearest_family_per_word(readings: list[LabelReading],
+                             fams: tuple[LineFamily, LineFamily]) -> list[LabelReading]:
     """A word found by lines of both families (near a corner of the frame) stays with the
     family whose line it sits on: the one it is nearer across, in grid cells."""
     def across(r: LabelReading) -> float:

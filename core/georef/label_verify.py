@@ -458,6 +458,11 @@ def labelling_from_labels(image: ImageLike, result: GraticuleResult, spacing: fl
     with tesseract_started() as started:    # Tesseract loads while the sheet is decoded
         gray = sheet_gray(image, result)            # read once for every reading
         first = read_labels(image, result, gray, started)
+
+    def read_again(finer: tuple[np.ndarray, int]) -> Labelling:
+        """Every reading again on ``finer`` (small words on a sheet of large cells)."""
+        return _every_reading(image, result, spacing, finer, read_labels(image, result, finer))
+
     inside: list[LabelReading] = []
     try:
         named = _every_reading(image, result, spacing, gray, first, inside)
@@ -468,8 +473,7 @@ def labelling_from_labels(image: ImageLike, result: GraticuleResult, spacing: fl
                                                                      inside, figures=True)
         if finer is None:
             raise
-        # small words on a sheet of large cells: every reading again at twice the resolution
-        return _every_reading(image, result, spacing, finer, read_labels(image, result, finer))
+        return read_again(finer)
     if _fewest_lines(named) >= MIN_LINES:
         return named
     # a family named from two lines only: small words are read again at twice the
@@ -478,7 +482,7 @@ def labelling_from_labels(image: ImageLike, result: GraticuleResult, spacing: fl
     if finer is None:
         return named
     try:
-        again = _every_reading(image, result, spacing, finer, read_labels(image, result, finer))
+        again = read_again(finer)
     except LabelsUnreadableError:
         return named
     return again if _fewest_lines(again) > _fewest_lines(named) else named

@@ -77,9 +77,11 @@ def strip_ink(strip: np.ndarray, long_px: int, mend: bool = True
     for x0, y0, x1, y1 in (segs.reshape(-1, 4) if segs is not None else []):
         cv2.line(level if abs(x1 - x0) >= abs(y1 - y0) else upright,
                  (int(x0), int(y0)), (int(x1), int(y1)), 255, 2)
-    small = upright | level
-    lines = cv2.resize(small, (ink.shape[1], ink.shape[0]), interpolation=cv2.INTER_NEAREST)
-    lines = cv2.dilate(lines, np.ones((3, 3), np.uint8))
+    # each kind of stroke back at full size, a pixel wider each side
+    level, upright = (cv2.dilate(cv2.resize(m, (ink.shape[1], ink.shape[0]),
+                                            interpolation=cv2.INTER_NEAREST),
+                                 np.ones((3, 3), np.uint8)) for m in (level, upright))
+    lines = level | upright
     kept = cv2.subtract(ink, lines)
     mended = _mended(kept, ink, level, upright, max(5, long_px // 4)) if mend \
         else np.zeros_like(kept)
@@ -92,16 +94,11 @@ def _mended(kept: np.ndarray, ink: np.ndarray, level: np.ndarray, upright: np.nd
             reach: int) -> np.ndarray:
     """The ink under removed straight strokes that carries a figure's stroke across them (a
     frame line or a tick drawn through a number cuts its figures in two): under a level
-    stroke (``level``, half size), ink joined to figure ink (``kept``) both above and below
-    by unbroken ink (8-connected, one row at a time), at most ``reach`` pixels each way;
-    under an upright one, the same left and right."""
-    size = (kept.shape[1], kept.shape[0])
+    stroke (``level``: where level strokes were removed), ink joined to figure ink
+    (``kept``) both above and below by unbroken ink (8-connected, one row at a time), at
+    most ``reach`` pixels each way; under an upright one, the same left and right."""
     out = np.zeros_like(kept)
-    for mask, axis, steps in ((level, 0, _ROW_STEPS), (upright, 1, _COLUMN_STEPS)):
-        if not cv2.countNonZero(mask):
-            continue
-        band = cv2.dilate(cv2.resize(mask, size, interpolation=cv2.INTER_NEAREST),
-                          np.ones((3, 3), np.uint8))
+    for band, axis, steps in ((level, 0, _ROW_STEPS), (upright, 1, _COLUMN_STEPS)):
         under = cv2.bitwise_and(band, ink)
         # only the rows (columns) the strokes cross, a row more each side, run by run
         on = np.flatnonzero(under.any(axis=1 - axis))
