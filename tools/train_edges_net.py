@@ -5,12 +5,10 @@ Run from the repository root (needs requirements-train.txt: torch, onnx)::
     .venv/bin/python -m tools.train_edges_net [--minutes 16] [--steps 6000] [--synth 6]
     [--threads 2]
 
-The committed model (``make train-edges-net``; see models/EDGE_MODEL.md) is made in two
-steps: a base model, ``--minutes 90 --steps 9000 --synth 6 --threads 1`` (``make
-train-edges-net-base``; the one kept is in commit e983d80), whose threshold is chosen on the
-validation strip, then that model fine-tuned on the whole left half, the validation strip
-included: ``--init BASE.onnx --whole-left --lr 5e-4 --steps 4000 --minutes 40 --threads 1``
-(the threshold stays the base's; the strip is then not scored).
+(the committed model: ``--minutes 90 --steps 9000 --synth 6 --threads 1``, as ``make
+train-edges-net`` runs it; see models/EDGE_MODEL.md). ``--init MODEL.onnx --whole-left``
+fine-tunes an exported model on the whole left half, the validation strip included, keeping
+its threshold (``make train-edges-net-whole-left``: tried in stop 29, not kept).
 
 Protocol of issue 19: ``../shared/data/paris-1925-sheet1-crop`` is split at x = 4500; only
 the columns left of ``SPLIT - GAP`` (4436) are read for training and for the choice of the
