@@ -5,10 +5,13 @@ Run from the repository root (needs requirements-train.txt: torch, onnx)::
     .venv/bin/python -m tools.train_edges_net [--minutes 16] [--steps 6000] [--synth 6]
     [--threads 2]
 
-(the committed model: ``--minutes 90 --steps 9000 --synth 6 --threads 1``, as ``make
-train-edges-net`` runs it; see models/EDGE_MODEL.md). ``--init MODEL.onnx --whole-left``
+(the base model: ``--minutes 90 --steps 9000 --synth 6 --threads 1``, as ``make
+train-edges-net-base`` runs it; see models/EDGE_MODEL.md). ``--init MODEL.onnx --whole-left``
 fine-tunes an exported model on the whole left half, the validation strip included, keeping
-its threshold (``make train-edges-net-whole-left``: tried in stop 29, not kept).
+its threshold; the committed model is the base fine-tuned so with ``--lr 5e-4 --steps 4000
+--minutes 40 --threads 1 --grid-lines 0.5`` (``make train-edges-net``): half the patches
+crossed by light straight lines (:func:`draw_grid_lines`), so that a graticule line does not
+open the outline it crosses.
 
 Protocol of issue 19: ``../shared/data/paris-1925-sheet1-crop`` is split at x = 4500; only
 the columns left of ``SPLIT - GAP`` (4436) are read for training and for the choice of the
@@ -179,9 +182,28 @@ def jitter(im: np.ndarray, rng: np.random.Generator) -> np.ndarray:
                    0, 255)
 
 
-def sample(data: tuple, rng: np.random.Generator) -> tuple | None:
+def draw_grid_lines(im: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """``im`` (float32 RGB 0-255, modified in place and returned) crossed by one or two
+    thin straight lines at random angles, 1-2 px, anti-aliased, darkening the paper and
+    the ink under them by 15-45 % with a random tint: graticule-like lines, which are not
+    edges and must not open the outlines they cross (the target is left as it is)."""
+    h, w = im.shape[:2]
+    for _ in range(int(rng.integers(1, 3))):
+        line = np.zeros((h, w), np.uint8)
+        a = rng.uniform(0, np.pi)
+        cx, cy = rng.uniform(0, w), rng.uniform(0, h)
+        dx, dy = np.cos(a) * 2 * (h + w), np.sin(a) * 2 * (h + w)
+        cv2.line(line, (int(cx - dx), int(cy - dy)), (int(cx + dx), int(cy + dy)), 255,
+                 int(rng.integers(1, 3)), cv2.LINE_AA)
+        dark = rng.uniform(0.15, 0.45) * rng.uniform(0.7, 1.0, 3).astype(np.float32)
+        im *= 1.0 - (line.astype(np.float32) / 255.0)[..., None] * dark
+    return im
+
+
+def sample(data: tuple, rng: np.random.Generator, grid_lines: float = 0.0) -> tuple | None:
     """One augmented ``(input CHW, target 1HW, weight 1HW)`` patch of ``data``, or None
-    when it is mostly outside the map."""
+    when it is mostly outside the map; with probability ``grid_lines`` the patch is crossed
+    by light straight lines (:func:`draw_grid_lines`)."""
     rgb, target, weight = data
     p = PATCH // 2
     y0 = int(rng.integers(0, target.shape[0] - p + 1))
@@ -190,7 +212,10 @@ def sample(data: tuple, rng: np.random.Generator) -> tuple | None:
     w = weight[sl]
     if w.mean() < 0.3:
         return None
-    im = jitter(rgb[2 * y0:2 * y0 + PATCH, 2 * x0:2 * x0 + PATCH].astype(np.float32), rng)
+    im = rgb[2 * y0:2 * y0 + PATCH, 2 * x0:2 * x0 + PATCH].astype(np.float32)
+    if grid_lines > 0 and rng.random() < grid_lines:
+        im = draw_grid_lines(im, rng)
+    im = jitter(im, rng)
     t = target[sl]
     k = int(rng.integers(4))
     im, t, w = np.rot90(im, k), np.rot90(t, k), np.rot90(w, k)
@@ -199,13 +224,15 @@ def sample(data: tuple, rng: np.random.Generator) -> tuple | None:
     return np.moveaxis(im / 255.0 - 0.5, -1, 0), t[None], w[None]
 
 
-def batch(real: tuple, synth: list, share: float, rng: np.random.Generator) -> tuple:
+def batch(real: tuple, synth: list, share: float, rng: np.random.Generator,
+          grid_lines: float = 0.0) -> tuple:
     """A batch of ``BATCH`` patches (torch tensors), each from a generated sheet with
-    probability ``share``, else from the crop's training columns."""
+    probability ``share``, else from the crop's training columns (``grid_lines``: see
+    :func:`sample`)."""
     items: list[tuple] = []
     while len(items) < BATCH:
         data = synth[int(rng.integers(len(synth)))] if synth and rng.random() < share else real
-        item = sample(data, rng)
+        item = sample(data, rng, grid_lines)
         if item is not None:
             items.append(item)
     return tuple(torch.from_numpy(np.ascontiguousarray(np.stack(a), dtype=np.float32))
@@ -278,6 +305,9 @@ def main() -> None:
                     help="with --init: train on the validation strip too (columns 0-"
                          f"{SPLIT - GAP}); the threshold is then the --init model's, chosen "
                          "on that strip before")
+    ap.add_argument("--grid-lines", type=float, default=0.0,
+                    help="share of the patches crossed by light straight lines, target "
+                         "unchanged (default 0: none)")
     args = ap.parse_args()
     if args.whole_left and args.init is None:
         sys.exit("error: --whole-left needs --init (the model whose threshold was chosen on "
@@ -308,7 +338,7 @@ def main() -> None:
         warm = min(1.0, (step + 1) / 200)
         for group in opt.param_groups:
             group["lr"] = args.lr * warm * (0.05 + 0.475 * (1 + np.cos(np.pi * progress)))
-        x, y, w = batch(real, synth, args.synth_share, rng)
+        x, y, w = batch(real, synth, args.synth_share, rng, args.grid_lines)
         loss = weighted_bce_step(model, opt, x, y, w, pos_weight)
         step += 1
         running += float(loss.detach())
