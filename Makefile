@@ -81,19 +81,24 @@ train-blocks-net-v2: install
 	$(PIP) install -c constraints.txt -r requirements-train.txt
 	$(PYTHON) -m tools.train_blocks_net --recipe varied --sheets 48 --steps 2600 --stop-step 2160 --minutes 60
 
+# The kept stop-25 model (commit e983d80) and its geometry file, the base of the fine-tunings
+# of the edge network below (the .json first, so that a present .onnx always has its threshold beside it).
+KEPT_EDGE_BASE := bench-output/edge_net_e983d80.onnx
+$(KEPT_EDGE_BASE):
+	mkdir -p bench-output
+	git show e983d80:core/blocks/models/edge_net.json > $(@:.onnx=.json)
+	git show e983d80:core/blocks/models/edge_net.onnx > $@.tmp && mv $@.tmp $@
+
 # Dev only: retrain core/blocks/models/edge_net.onnx (the shapes level's edge network) on the
 # LEFT half of the real 1925 crop and a few generated sheets (torch, CPU). The committed model
 # (stop 30): the stop-25 model (train-edges-net-base, kept in commit e983d80; threshold chosen
 # on the left half's validation strip) fine-tuned on the whole left half, that strip included,
 # half the patches crossed by light straight lines (about 33 min, one thread; from the kept
 # base unless train-edges-net-base made another). Its test half: `make bench-real-shapes`.
-train-edges-net: install
+train-edges-net: install $(KEPT_EDGE_BASE)
 	$(PIP) install -c constraints.txt -r requirements-train.txt
-	mkdir -p bench-output
-	[ -e bench-output/edge_net_base.onnx ] || { \
-		git show e983d80:core/blocks/models/edge_net.onnx > bench-output/edge_net_base.onnx && \
-		git show e983d80:core/blocks/models/edge_net.json > bench-output/edge_net_base.json; }
-	$(PYTHON) -m tools.train_edges_net --init bench-output/edge_net_base.onnx --whole-left \
+	base=bench-output/edge_net_base.onnx; [ -e $$base ] || base=$(KEPT_EDGE_BASE); \
+	$(PYTHON) -m tools.train_edges_net --init $$base --whole-left \
 		--lr 5e-4 --steps 4000 --minutes 40 --threads 1 --grid-lines 0.5
 
 # Dev only: how the base model of train-edges-net was trained (columns 0-3636 of the crop,
@@ -110,12 +115,9 @@ train-edges-net-base: install
 # model (commit e983d80) fine-tuned on the whole left half of the crop, validation strip
 # included, without the crossing lines (about 30 min, one thread), written to
 # bench-output/edge_net_whole_left.onnx.
-train-edges-net-whole-left: install
+train-edges-net-whole-left: install $(KEPT_EDGE_BASE)
 	$(PIP) install -c constraints.txt -r requirements-train.txt
-	mkdir -p bench-output
-	git show e983d80:core/blocks/models/edge_net.onnx > bench-output/edge_net_base.onnx
-	git show e983d80:core/blocks/models/edge_net.json > bench-output/edge_net_base.json
-	$(PYTHON) -m tools.train_edges_net --init bench-output/edge_net_base.onnx --whole-left \
+	$(PYTHON) -m tools.train_edges_net --init $(KEPT_EDGE_BASE) --whole-left \
 		--lr 5e-4 --steps 4000 --minutes 40 --threads 1 \
 		--out bench-output/edge_net_whole_left.onnx
 
