@@ -91,15 +91,17 @@ $(KEPT_EDGE_BASE):
 
 # Dev only: retrain core/blocks/models/edge_net.onnx (the shapes level's edge network) on the
 # LEFT half of the real 1925 crop and a few generated sheets (torch, CPU). The committed model
-# (stop 30): the stop-25 model (train-edges-net-base, kept in commit e983d80; threshold chosen
+# (stop 31): the stop-25 model (train-edges-net-base, kept in commit e983d80; threshold chosen
 # on the left half's validation strip) fine-tuned on the whole left half, that strip included,
-# half the patches crossed by light straight lines (about 33 min, one thread; from the kept
-# base unless train-edges-net-base made another). Its test half: `make bench-real-shapes`.
+# half the patches crossed by light straight lines, a quarter with their outlines inked thick,
+# 30 % with short gaps in them (4000 steps: 17-33 min, one thread; from the kept base unless
+# train-edges-net-base made another). Its test half: `make bench-real-shapes`.
 train-edges-net: install $(KEPT_EDGE_BASE)
 	$(PIP) install -c constraints.txt -r requirements-train.txt
 	base=bench-output/edge_net_base.onnx; [ -e $$base ] || base=$(KEPT_EDGE_BASE); \
 	$(PYTHON) -m tools.train_edges_net --init $$base --whole-left \
-		--lr 5e-4 --steps 4000 --minutes 40 --threads 1 --grid-lines 0.5
+		--lr 5e-4 --steps 4000 --minutes 40 --threads 1 --grid-lines 0.5 \
+		--thick-outlines 0.25 --outline-gaps 0.3
 
 # Dev only: how the base model of train-edges-net was trained (columns 0-3636 of the crop,
 # threshold chosen on the validation strip 3700-4436; about 75 min, one thread), written to

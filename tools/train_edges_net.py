@@ -9,9 +9,12 @@ Run from the repository root (needs requirements-train.txt: torch, onnx)::
 train-edges-net-base`` runs it; see models/EDGE_MODEL.md). ``--init MODEL.onnx --whole-left``
 fine-tunes an exported model on the whole left half, the validation strip included, keeping
 its threshold; the committed model is the base fine-tuned so with ``--lr 5e-4 --steps 4000
---minutes 40 --threads 1 --grid-lines 0.5`` (``make train-edges-net``): half the patches
-crossed by light straight lines (:func:`draw_grid_lines`), so that a graticule line does not
-open the outline it crosses.
+--minutes 40 --threads 1 --grid-lines 0.5 --thick-outlines 0.25 --outline-gaps 0.3`` (``make
+train-edges-net``): half the patches crossed by light straight lines
+(:func:`draw_grid_lines`), so that a graticule line does not open the outline it crosses; a
+quarter with their outlines inked thick (:func:`draw_thick_outlines`), so that a heavy
+outline is one edge on its centre line; 30 % with short gaps in them
+(:func:`break_outlines`), so that an ink dropout does not open a shape.
 
 Protocol of issue 19: ``../shared/data/paris-1925-sheet1-crop`` is split at x = 4500; only
 the columns left of ``SPLIT - GAP`` (4436) are read for training and for the choice of the
@@ -130,7 +133,7 @@ def half_targets(edges: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.nd
 
 
 def crop_data(crop: Path, whole_left: bool = False) -> tuple[tuple, tuple]:
-    """Training ``(rgb, target, weight)`` (columns ``[0, VAL_START - GAP)``; with
+    """Training ``(rgb, target, weight, edges)`` (columns ``[0, VAL_START - GAP)``; with
     ``whole_left`` ``[0, SPLIT - GAP)``, the validation strip too) and validation
     ``(rgb, edges, mask)`` (columns ``[VAL_START, SPLIT - GAP)``) of the crop's left half.
     Nothing right of ``SPLIT - GAP`` is kept."""
@@ -141,12 +144,13 @@ def crop_data(crop: Path, whole_left: bool = False) -> tuple[tuple, tuple]:
     train = slice(0, stop if whole_left else VAL_START - GAP)
     target, weight = half_targets(edges[:, train], mask[:, train])
     val = slice(VAL_START, stop)
-    return ((np.ascontiguousarray(rgb[:, train]), target, weight),
+    return ((np.ascontiguousarray(rgb[:, train]), target, weight,
+             np.ascontiguousarray(edges[:, train])),
             (np.ascontiguousarray(rgb[:, val]), edges[:, val], mask[:, val]))
 
 
 def synth_data(count: int, size: int) -> list[tuple]:
-    """``(rgb, target, weight)`` of ``count`` generated sheets (run seed
+    """``(rgb, target, weight, edges)`` of ``count`` generated sheets (run seed
     ``SYNTH_RUN_SEED``): the edges are the pixels next to a closed shape but outside it."""
     train = {sheet_seed(SYNTH_RUN_SEED, k) for k in range(count)}
     if train & {sheet_seed(0, k) for k in range(64)}:
@@ -157,7 +161,8 @@ def synth_data(count: int, size: int) -> list[tuple]:
                                difficulty=run_difficulty(k), jpeg_roundtrip=True)
         shapes = sheet.shapes_mask().astype(np.uint8)
         edges = (cv2.dilate(shapes, np.ones((3, 3), np.uint8)) > 0) & (shapes == 0)
-        out.append((sheet.image, *half_targets(edges & sheet.map_mask, sheet.map_mask)))
+        edges &= sheet.map_mask
+        out.append((sheet.image, *half_targets(edges, sheet.map_mask), edges))
     return out
 
 
@@ -200,11 +205,50 @@ def draw_grid_lines(im: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return im
 
 
-def sample(data: tuple, rng: np.random.Generator, grid_lines: float = 0.0) -> tuple | None:
+def draw_thick_outlines(im: np.ndarray, edges: np.ndarray, rng: np.random.Generator
+                        ) -> np.ndarray:
+    """``im`` (float32 RGB 0-255, modified in place and returned) with its one-pixel
+    reference ``edges`` (bool, same height and width) inked over as thick dark outlines,
+    2-4 px wide, one dark colour at 75-100 % opacity, edges softened: a clean, heavily drawn
+    map, whose outline is one edge on its centre line (the target is left as it is)."""
+    k = int(rng.integers(2, 5))
+    band = cv2.dilate(edges.astype(np.uint8), np.ones((k, k), np.uint8)).astype(np.float32)
+    band = cv2.GaussianBlur(band, (0, 0), 0.5)[..., None] * rng.uniform(0.75, 1.0)
+    ink = (rng.uniform(0, 80) + rng.uniform(-15, 15, 3)).astype(np.float32)
+    im *= 1.0 - band
+    im += band * np.clip(ink, 0, 255)
+    return im
+
+
+def break_outlines(im: np.ndarray, edges: np.ndarray, rng: np.random.Generator
+                   ) -> np.ndarray:
+    """``im`` (float32 RGB 0-255, modified in place and returned) with one to four short
+    gaps, 6-14 px across, painted in the paper's colour (the patch's 85th percentile) over
+    its outlines (``edges``, one pixel, bool): ink dropouts, which do not open a closed
+    shape (the target is left as it is)."""
+    ys, xs = np.nonzero(edges)
+    if len(ys) == 0:
+        return im
+    gaps = np.zeros(edges.shape, np.uint8)
+    for i in rng.integers(0, len(ys), int(rng.integers(1, 5))):
+        cv2.circle(gaps, (int(xs[i]), int(ys[i])), int(rng.integers(3, 8)), 255, -1,
+                   cv2.LINE_AA)
+    g = (gaps.astype(np.float32) / 255.0)[..., None]
+    paper = np.percentile(im.reshape(-1, 3), 85, axis=0).astype(np.float32)
+    im *= 1.0 - g
+    im += g * paper
+    return im
+
+
+def sample(data: tuple, rng: np.random.Generator, grid_lines: float = 0.0,
+           thick_outlines: float = 0.0, outline_gaps: float = 0.0) -> tuple | None:
     """One augmented ``(input CHW, target 1HW, weight 1HW)`` patch of ``data``, or None
     when it is mostly outside the map; with probability ``grid_lines`` the patch is crossed
-    by light straight lines (:func:`draw_grid_lines`)."""
-    rgb, target, weight = data
+    by light straight lines (:func:`draw_grid_lines`), with probability ``thick_outlines``
+    its outlines are inked thick (:func:`draw_thick_outlines`), with probability
+    ``outline_gaps`` they are broken by short gaps (:func:`break_outlines`; in that order,
+    the lines last)."""
+    rgb, target, weight, edges = data
     p = PATCH // 2
     y0 = int(rng.integers(0, target.shape[0] - p + 1))
     x0 = int(rng.integers(0, target.shape[1] - p + 1))
@@ -212,7 +256,12 @@ def sample(data: tuple, rng: np.random.Generator, grid_lines: float = 0.0) -> tu
     w = weight[sl]
     if w.mean() < 0.3:
         return None
-    im = rgb[2 * y0:2 * y0 + PATCH, 2 * x0:2 * x0 + PATCH].astype(np.float32)
+    full = (slice(2 * y0, 2 * y0 + PATCH), slice(2 * x0, 2 * x0 + PATCH))
+    im = rgb[full].astype(np.float32)
+    if thick_outlines > 0 and rng.random() < thick_outlines:
+        im = draw_thick_outlines(im, edges[full], rng)
+    if outline_gaps > 0 and rng.random() < outline_gaps:
+        im = break_outlines(im, edges[full], rng)
     if grid_lines > 0 and rng.random() < grid_lines:
         im = draw_grid_lines(im, rng)
     im = jitter(im, rng)
@@ -225,14 +274,15 @@ def sample(data: tuple, rng: np.random.Generator, grid_lines: float = 0.0) -> tu
 
 
 def batch(real: tuple, synth: list, share: float, rng: np.random.Generator,
-          grid_lines: float = 0.0) -> tuple:
+          grid_lines: float = 0.0, thick_outlines: float = 0.0,
+          outline_gaps: float = 0.0) -> tuple:
     """A batch of ``BATCH`` patches (torch tensors), each from a generated sheet with
-    probability ``share``, else from the crop's training columns (``grid_lines``: see
-    :func:`sample`)."""
+    probability ``share``, else from the crop's training columns (``grid_lines``,
+    ``thick_outlines``, ``outline_gaps``: see :func:`sample`)."""
     items: list[tuple] = []
     while len(items) < BATCH:
         data = synth[int(rng.integers(len(synth)))] if synth and rng.random() < share else real
-        item = sample(data, rng, grid_lines)
+        item = sample(data, rng, grid_lines, thick_outlines, outline_gaps)
         if item is not None:
             items.append(item)
     return tuple(torch.from_numpy(np.ascontiguousarray(np.stack(a), dtype=np.float32))
@@ -308,6 +358,12 @@ def main() -> None:
     ap.add_argument("--grid-lines", type=float, default=0.0,
                     help="share of the patches crossed by light straight lines, target "
                          "unchanged (default 0: none)")
+    ap.add_argument("--thick-outlines", type=float, default=0.0,
+                    help="share of the patches whose outlines are inked 2-4 px thick, "
+                         "target unchanged (default 0: none)")
+    ap.add_argument("--outline-gaps", type=float, default=0.0,
+                    help="share of the patches whose outlines get 1-4 short gaps, target "
+                         "unchanged (default 0: none)")
     args = ap.parse_args()
     if args.whole_left and args.init is None:
         sys.exit("error: --whole-left needs --init (the model whose threshold was chosen on "
@@ -338,7 +394,8 @@ def main() -> None:
         warm = min(1.0, (step + 1) / 200)
         for group in opt.param_groups:
             group["lr"] = args.lr * warm * (0.05 + 0.475 * (1 + np.cos(np.pi * progress)))
-        x, y, w = batch(real, synth, args.synth_share, rng, args.grid_lines)
+        x, y, w = batch(real, synth, args.synth_share, rng, args.grid_lines,
+                        args.thick_outlines, args.outline_gaps)
         loss = weighted_bce_step(model, opt, x, y, w, pos_weight)
         step += 1
         running += float(loss.detach())

@@ -80,16 +80,41 @@ def test_blocks_are_kept_whole(net):
         assert 0.95 * (x1 - x0) * (y1 - y0) <= area <= (x1 - x0) * (y1 - y0)
 
 
-def test_shapes_split_blocks_into_closed_shapes():
+@pytest.mark.parametrize("edge_net", [True, False])
+def test_shapes_split_blocks_into_closed_shapes(edge_net):
+    """Both methods: the edge network (default) and the line network (``--line-shapes``)."""
     img, mask = _drawn_sheet()
-    seg = segment_sheet(img, mask, level="shapes")
+    seg = segment_sheet(img, mask, level="shapes",
+                        settings=BlockSettings.for_level("shapes", edge_net=edge_net))
     shapes = seg.shapes
     left, right = _block_at(shapes, 200, 200), _block_at(shapes, 500, 200)
     assert left and right and left != right            # the wall splits block A
     assert _block_at(shapes, 420, 250) == right        # the hatched part is one shape
-    assert _block_at(shapes, 950, 200) == _block_at(shapes, 950, 380)  # grid line ignored
+    block_d = _block_at(shapes, 950, 700)               # a plain block, thick outline:
+    assert block_d not in (0, left, right)              # one shape, not the street
+    x0, y0, x1, y1 = D
+    assert 0.95 * (x1 - x0) * (y1 - y0) <= (shapes == block_d).sum() <= (x1 - x0) * (y1 - y0)
     block_a = _block_at(seg.blocks, 200, 200)
     assert seg.parents[left] == seg.parents[right] == block_a != 0
+
+
+def test_line_network_shapes_ignore_the_grid_line_and_bridge_the_gap():
+    img, mask = _drawn_sheet()
+    shapes = segment_sheet(img, mask, level="shapes",
+                           settings=BlockSettings.for_level("shapes", edge_net=False)).shapes
+    block_b = _block_at(shapes, 950, 200)
+    assert block_b != 0 and _block_at(shapes, 950, 380) == block_b   # grid line ignored
+    assert _block_at(shapes, 300, 700) not in (0, block_b)            # C's 10 px gap bridged
+
+
+@pytest.mark.xfail(strict=True, reason="known limit of the edge network: it takes the light "
+                   "grid line across block B for an outline, and that loose piece makes B "
+                   "look like open space (core/blocks/models/EDGE_MODEL.md)")
+def test_edge_network_shapes_ignore_the_grid_line():
+    img, mask = _drawn_sheet()
+    shapes = segment_sheet(img, mask, level="shapes").shapes
+    block_b = _block_at(shapes, 950, 200)
+    assert block_b != 0 and _block_at(shapes, 950, 380) == block_b
 
 
 def test_png_components_are_4_separated():
