@@ -35,7 +35,8 @@ def partition(lines: np.ndarray, mask: np.ndarray, edge_seal: int = 0) -> tuple[
 
 def region_widths(labels: np.ndarray, ids: np.ndarray,
                   half_widths: bool | np.ndarray = True,
-                  objects: list | None = None) -> tuple[np.ndarray, np.ndarray]:
+                  objects: list | None = None,
+                  lines: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """``(inscribed radius, typical half-width)`` of each region of ``ids`` (pixels).
 
     The inscribed radius is the largest distance to the region's edge; the typical
@@ -44,7 +45,10 @@ def region_widths(labels: np.ndarray, ids: np.ndarray,
     the half-width of its streets, while its inscribed radius is the block's. Without
     ``half_widths`` the typical half-width is not computed (the radius is returned twice);
     it may also be a bool array saying for which of ``ids`` it is computed. ``objects``:
-    ``scipy.ndimage.find_objects(labels)`` if already known.
+    ``scipy.ndimage.find_objects(labels)`` if already known. ``lines``: the line network
+    (``(H, W)``, non-zero on lines) the regions were cut by; its loose pieces inside a
+    region (line pixels next to that region and no other) then count as the region's, so a
+    stray stroke across a block does not make it narrow.
     """
     need = np.broadcast_to(np.asarray(half_widths, bool), (len(ids),))
     if objects is None:
@@ -52,11 +56,22 @@ def region_widths(labels: np.ndarray, ids: np.ndarray,
     radius = np.zeros(len(ids), np.float32)
     half_width = np.zeros(len(ids), np.float32)
     square = np.ones((3, 3), np.uint8)
+    height, width = labels.shape
     for k, i in enumerate(ids):
         sl = objects[i - 1]
         if sl is None:
             continue
-        region = np.pad(labels[sl] == i, 1).astype(np.uint8)
+        if lines is None:
+            region = np.pad(labels[sl] == i, 1).astype(np.uint8)
+        else:               # one pixel more on each side, to see the neighbours there
+            y0, x0 = max(sl[0].start - 1, 0), max(sl[1].start - 1, 0)
+            y1, x1 = min(sl[0].stop + 1, height), min(sl[1].stop + 1, width)
+            sub = labels[y0:y1, x0:x1]
+            inside = (sub == i).astype(np.uint8)
+            others = ((sub != i) & (sub != 0)).astype(np.uint8)
+            loose = ((lines[y0:y1, x0:x1] > 0) & (cv2.dilate(inside, square) > 0)
+                     & (cv2.dilate(others, square) == 0))
+            region = np.pad(inside | loose, 1).astype(np.uint8)
         dist = cv2.distanceTransform(region, cv2.DIST_L2, 3)
         radius[k] = float(dist.max())
         if not need[k]:
@@ -158,7 +173,7 @@ def open_space(labels: np.ndarray, n: int, lines: np.ndarray, map_area: int,
         pairs_job = (pool.submit(_corridor_pairs, labels, lines, area, s)
                      if np.isfinite(s.corridor_ratio) else None)
         objects = ndi.find_objects(labels)
-        radius = region_widths(labels, candidates, False, objects)[0]
+        radius = region_widths(labels, candidates, False, objects, lines)[0]
         pairs = pairs_job.result() if pairs_job is not None else None
     ratio = area[candidates] / np.maximum(radius, 1.0) ** 2
     # the spread test only matters for large regions not already networks by their ratio
@@ -166,7 +181,8 @@ def open_space(labels: np.ndarray, n: int, lines: np.ndarray, map_area: int,
     if np.isfinite(s.network_spread):
         need = (area[candidates] >= s.area(s.network_min_area)) & (ratio <= s.network_ratio)
         if need.any():
-            half_width[need] = region_widths(labels, candidates[need], True, objects)[1]
+            half_width[need] = region_widths(labels, candidates[need], True, objects,
+                                             lines)[1]
     spread = area[candidates] / np.maximum(half_width, 1.0) ** 2
     network = (((area[candidates] >= s.area(s.network_min_area))
                 & ((ratio > s.network_ratio) | (spread > s.network_spread)))

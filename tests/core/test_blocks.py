@@ -107,10 +107,9 @@ def test_line_network_shapes_ignore_the_grid_line_and_bridge_the_gap():
     assert _block_at(shapes, 300, 700) not in (0, block_b)            # C's 10 px gap bridged
 
 
-@pytest.mark.xfail(strict=True, reason="known limit of the edge network: it takes the light "
-                   "grid line across block B for an outline, and that loose piece makes B "
-                   "look like open space (core/blocks/models/EDGE_MODEL.md)")
 def test_edge_network_shapes_ignore_the_grid_line():
+    """The edge network takes pieces of the light grid line across block B for an outline;
+    those loose pieces must not make B narrow enough to be taken for a street."""
     img, mask = _drawn_sheet()
     shapes = segment_sheet(img, mask, level="shapes").shapes
     block_b = _block_at(shapes, 950, 200)

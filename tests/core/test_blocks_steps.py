@@ -131,3 +131,18 @@ def test_thinning_and_spur_pruning_match_whole_image_passes():
     mask = thin(ink, 8)
     assert all(np.array_equal(a, b) for a, b in zip(nonzero_yx(mask), np.nonzero(mask),
                                                      strict=True))
+
+
+def test_a_loose_line_inside_a_region_does_not_make_it_narrow():
+    lines = np.zeros((220, 420), np.uint8)
+    cv2.rectangle(lines, (10, 10), (410, 210), 1, 1)             # a 400 x 200 block
+    cv2.line(lines, (120, 110), (300, 110), 1, 1)                # a stray stroke inside it
+    cv2.line(lines, (210, 10), (210, 60), 1, 1)                  # a wall piece from its outline
+    mask = np.ones(lines.shape, bool)
+    labels, n = regions.partition(lines, mask)
+    block = np.array([labels[50, 50]])
+    assert regions.region_widths(labels, block, False)[0][0] < 70   # narrowed by it
+    radius = regions.region_widths(labels, block, False, lines=lines)[0][0]
+    assert 95 <= radius <= 101                                   # half the block's height
+    street = np.array([labels[0, 0]])                            # outside: next to the block
+    assert regions.region_widths(labels, street, False, lines=lines)[0][0] <= 11
