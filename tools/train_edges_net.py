@@ -47,6 +47,7 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -240,14 +241,24 @@ def break_outlines(im: np.ndarray, edges: np.ndarray, rng: np.random.Generator
     return im
 
 
-def sample(data: tuple, rng: np.random.Generator, grid_lines: float = 0.0,
-           thick_outlines: float = 0.0, outline_gaps: float = 0.0) -> tuple | None:
+class Drawings(NamedTuple):
+    """Shares of the patches drawn over before the tone jitter (targets unchanged), in
+    this order: ``thick_outlines`` (:func:`draw_thick_outlines`), ``outline_gaps``
+    (:func:`break_outlines`), ``grid_lines`` (:func:`draw_grid_lines`, the lines last).
+    A zero share draws no random number, so runs without it replay as before."""
+
+    grid_lines: float = 0.0
+    thick_outlines: float = 0.0
+    outline_gaps: float = 0.0
+
+
+NO_DRAWINGS = Drawings()
+
+
+def sample(data: tuple, rng: np.random.Generator, drawings: Drawings = NO_DRAWINGS
+           ) -> tuple | None:
     """One augmented ``(input CHW, target 1HW, weight 1HW)`` patch of ``data``, or None
-    when it is mostly outside the map; with probability ``grid_lines`` the patch is crossed
-    by light straight lines (:func:`draw_grid_lines`), with probability ``thick_outlines``
-    its outlines are inked thick (:func:`draw_thick_outlines`), with probability
-    ``outline_gaps`` they are broken by short gaps (:func:`break_outlines`; in that order,
-    the lines last)."""
+    when it is mostly outside the map; drawn over as ``drawings`` says."""
     rgb, target, weight, edges = data
     p = PATCH // 2
     y0 = int(rng.integers(0, target.shape[0] - p + 1))
@@ -258,11 +269,12 @@ def sample(data: tuple, rng: np.random.Generator, grid_lines: float = 0.0,
         return None
     full = (slice(2 * y0, 2 * y0 + PATCH), slice(2 * x0, 2 * x0 + PATCH))
     im = rgb[full].astype(np.float32)
-    if thick_outlines > 0 and rng.random() < thick_outlines:
+    d = drawings
+    if d.thick_outlines > 0 and rng.random() < d.thick_outlines:
         im = draw_thick_outlines(im, edges[full], rng)
-    if outline_gaps > 0 and rng.random() < outline_gaps:
+    if d.outline_gaps > 0 and rng.random() < d.outline_gaps:
         im = break_outlines(im, edges[full], rng)
-    if grid_lines > 0 and rng.random() < grid_lines:
+    if d.grid_lines > 0 and rng.random() < d.grid_lines:
         im = draw_grid_lines(im, rng)
     im = jitter(im, rng)
     t = target[sl]
@@ -274,15 +286,14 @@ def sample(data: tuple, rng: np.random.Generator, grid_lines: float = 0.0,
 
 
 def batch(real: tuple, synth: list, share: float, rng: np.random.Generator,
-          grid_lines: float = 0.0, thick_outlines: float = 0.0,
-          outline_gaps: float = 0.0) -> tuple:
+          drawings: Drawings = NO_DRAWINGS) -> tuple:
     """A batch of ``BATCH`` patches (torch tensors), each from a generated sheet with
-    probability ``share``, else from the crop's training columns (``grid_lines``,
-    ``thick_outlines``, ``outline_gaps``: see :func:`sample`)."""
+    probability ``share``, else from the crop's training columns (``drawings``: see
+    :func:`sample`)."""
     items: list[tuple] = []
     while len(items) < BATCH:
         data = synth[int(rng.integers(len(synth)))] if synth and rng.random() < share else real
-        item = sample(data, rng, grid_lines, thick_outlines, outline_gaps)
+        item = sample(data, rng, drawings)
         if item is not None:
             items.append(item)
     return tuple(torch.from_numpy(np.ascontiguousarray(np.stack(a), dtype=np.float32))
@@ -371,6 +382,7 @@ def main() -> None:
     for name in ("INPUT.jpg", "INPUT-MASK.png", "SHAPES-EDGE-GT.png"):
         if not (args.crop / name).is_file():
             sys.exit(f"error: {args.crop / name} not found; give the real crop with --crop")
+    drawings = Drawings(args.grid_lines, args.thick_outlines, args.outline_gaps)
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
     rng = np.random.default_rng(0)
@@ -394,8 +406,7 @@ def main() -> None:
         warm = min(1.0, (step + 1) / 200)
         for group in opt.param_groups:
             group["lr"] = args.lr * warm * (0.05 + 0.475 * (1 + np.cos(np.pi * progress)))
-        x, y, w = batch(real, synth, args.synth_share, rng, args.grid_lines,
-                        args.thick_outlines, args.outline_gaps)
+        x, y, w = batch(real, synth, args.synth_share, rng, drawings)
         loss = weighted_bce_step(model, opt, x, y, w, pos_weight)
         step += 1
         running += float(loss.detach())
