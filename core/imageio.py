@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import math
 import os
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import cv2
 import numpy as np
 
 from .errors import InputError
+from .png_gray import read_gray_png
 
 ImageLike = str | os.PathLike | np.ndarray
 
@@ -162,15 +164,65 @@ def read_red_channel(source: ImageLike) -> np.ndarray:
     if isinstance(source, np.ndarray):
         img = as_image_array(source)
         return img if img.ndim == 2 else np.ascontiguousarray(img[:, :, 0])
+    img = _decode_bgr(source)
+    red = cv2.extractChannel(img, 2)   # OpenCV decodes to BGR; 5x faster than numpy
+    del img
+    return red
+
+
+def read_red_channel_and_half(source: ImageLike) -> tuple[np.ndarray, np.ndarray]:
+    """The red channel (as :func:`read_red_channel`) and its half-size reduction
+    ``(H // 2, W // 2) uint8`` (``cv2.INTER_AREA``: means of 2 x 2 pixel blocks).
+
+    A decoded sheet of even size gives both in two bands of rows at once (OpenCV releases
+    the GIL), about twice as fast as one after the other; the pixels are the same.
+
+    Examples
+    --------
+    >>> red, half = read_red_channel_and_half(np.full((4, 6, 3), (200, 10, 10), np.uint8))
+    >>> red.shape, half.shape, int(half[0, 0])
+    ((4, 6), (2, 3), 200)
+    """
+    if isinstance(source, np.ndarray):
+        red = read_red_channel(source)
+        return red, _half_size(red)
+    img = _decode_bgr(source)
+    height, width = img.shape[:2]
+    if height % 2 or width % 2 or height < 4:
+        red = cv2.extractChannel(img, 2)
+        return red, _half_size(red)
+    red = np.empty((height, width), np.uint8)
+    half = np.empty((height // 2, width // 2), np.uint8)
+
+    def band(top: int, bottom: int) -> None:   # even rows: its 2 x 2 blocks are its own
+        cv2.extractChannel(img[top:bottom], 2, dst=red[top:bottom])
+        cv2.resize(red[top:bottom], (width // 2, (bottom - top) // 2),
+                   dst=half[top // 2:bottom // 2], interpolation=cv2.INTER_AREA)
+
+    split = height // 4 * 2
+    with ThreadPoolExecutor(1) as pool:
+        lower = pool.submit(band, split, height)
+        band(0, split)
+        lower.result()
+    return red, half
+
+
+def _half_size(img: np.ndarray) -> np.ndarray:
+    """``img`` reduced to ``(H // 2, W // 2)`` by area averaging."""
+    height, width = img.shape[:2]
+    return cv2.resize(img, (max(1, width // 2), max(1, height // 2)),
+                      interpolation=cv2.INTER_AREA)
+
+
+def _decode_bgr(source: str | os.PathLike) -> np.ndarray:
+    """A sheet file decoded as OpenCV's BGR ``(H, W, 3) uint8``, with clear errors."""
     p = check_readable_file(source)
     _check_jpeg_complete(p)
     read_header(p)
     img = cv2.imread(str(p), cv2.IMREAD_COLOR | cv2.IMREAD_IGNORE_ORIENTATION)
     if img is None or img.size == 0:
         raise InputError(f"{p} is not a readable image; give a JPEG, PNG or TIFF file")
-    red = cv2.extractChannel(img, 2)   # OpenCV decodes to BGR; 5x faster than numpy
-    del img
-    return red
+    return img
 
 
 def as_image_array(img: np.ndarray) -> np.ndarray:
@@ -207,7 +259,9 @@ def read_mask(source: ImageLike, shape: tuple[int, int] | None = None, *,
     else:
         p = check_readable_file(source)
         read_header(p, min_side=1)
-        m = cv2.imread(str(p), cv2.IMREAD_UNCHANGED | cv2.IMREAD_IGNORE_ORIENTATION)
+        m = read_gray_png(p)   # the same pixels, several times faster (None: not here)
+        if m is None:
+            m = cv2.imread(str(p), cv2.IMREAD_UNCHANGED | cv2.IMREAD_IGNORE_ORIENTATION)
         if m is None:
             raise InputError(f"{p} is not a readable image; give a 0/255 PNG {what}")
         name = f"{what} {p}"

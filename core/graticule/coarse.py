@@ -13,6 +13,7 @@ normal angle t is ``x cos t + y sin t = rho``.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import cv2
@@ -25,6 +26,7 @@ EDGE_WINDOW_PX = 400            # a frame line has (almost) no map on one side o
 EDGE_RATIO = 0.25
 _QUARTER_TURNS = {1: cv2.ROTATE_90_COUNTERCLOCKWISE, 2: cv2.ROTATE_180,
                   3: cv2.ROTATE_90_CLOCKWISE}   # np.rot90(image, k) for k = 1, 2, 3
+ROTATION_THREADS = 2           # rotations of one scan scored at once
 MAX_SHEAR_DEG = 2.0            # angles this near a rotated one are scored by shearing its strips
 
 
@@ -45,12 +47,11 @@ def ridge_image(gray: np.ndarray, half_width: int) -> np.ndarray:
     """
     h = half_width
     out = np.zeros_like(gray)
-    side = np.empty_like(gray[:, 2 * h:])
-    np.minimum(gray[:, :-2 * h], gray[:, 2 * h:], out=side)
+    # OpenCV's min, max and saturating subtract: the same values as numpy's, on both cores
+    side = cv2.min(gray[:, :-2 * h], gray[:, 2 * h:])
     out[:, h:-h] = cv2.subtract(side, gray[:, h:-h])
-    side = np.empty_like(gray[2 * h:, :])
-    np.minimum(gray[:-2 * h, :], gray[2 * h:, :], out=side)
-    np.maximum(out[h:-h, :], cv2.subtract(side, gray[h:-h, :]), out=out[h:-h, :])
+    side = cv2.min(gray[:-2 * h, :], gray[2 * h:, :])
+    cv2.max(out[h:-h, :], cv2.subtract(side, gray[h:-h, :]), dst=out[h:-h, :])
     return out
 
 
@@ -143,7 +144,10 @@ def scan_lines(ridge: np.ndarray, valid: np.ndarray, scale: float, angles_deg: n
     edge_window = max(3, round(EDGE_WINDOW_PX / scale)) if drop_edges else 0
     # strip centres, rows from the canvas centre (the centre of every rotation)
     centres = np.arange(n_strips) * strip_px + (strip_px - 1) / 2 - canvas / 2
-    for base, members in _rotation_groups(angles, max_shear_deg, exact_deg):
+
+    def score_rotation(base: float, members: dict[int, list[int]]) -> None:
+        """Score the angles of one rotation (rows of ``scores`` and ``strips`` no other
+        rotation writes)."""
         m = cv2.getRotationMatrix2D((w / 2, h / 2), float(base), 1.0)
         m[:, 2] += shift
         # one spare row and column: turning the (canvas + 1)^2 grid by 90 degrees about the
@@ -160,6 +164,15 @@ def scan_lines(ridge: np.ndarray, valid: np.ndarray, scale: float, angles_deg: n
             scores[group], strips[group] = _column_scores(
                 sheared, strip_px, drift_kernel, quantile, edge_window,
                 _tilted_cover_change(sheared[..., 1] / 255.0, np.radians(deltas)))
+
+    groups = _rotation_groups(angles, max_shear_deg, exact_deg)
+    if len(groups) <= 1 or ROTATION_THREADS <= 1:
+        for group in groups:
+            score_rotation(*group)
+    else:   # most steps release the GIL: two rotations at a time use both cores
+        with ThreadPoolExecutor(ROTATION_THREADS) as pool:
+            for done in [pool.submit(score_rotation, *g) for g in groups]:
+                done.result()
     t = np.radians(angles)
     centre_rho = ((w / 2) * np.cos(t) + (h / 2) * np.sin(t)) * scale
     return CoarseScan(angles, scores, scale, centre_rho, canvas, strips)
@@ -228,11 +241,13 @@ def _tilted_cover_change(cover: np.ndarray, deltas_rad: np.ndarray) -> np.ndarra
     edge of the map that cuts a strip tilts, moving by ``column tan(delta)`` rows (column
     from the canvas centre), into the strip where the map starts in it (more map in the
     next strip than in the previous one), out of it where the map ends."""
-    side = np.empty_like(cover)   # next strip's cover minus the previous one's (0 outside)
-    np.subtract(cover[:, 2:], cover[:, :-2], out=side[:, 1:-1])
-    side[:, 0] = cover[:, 1] if cover.shape[1] > 1 else 0.0
-    side[:, -1] = -cover[:, -2] if cover.shape[1] > 1 else 0.0
-    np.sign(side, out=side)
+    # the sign of the next strip's cover minus the previous one's (0 outside)
+    ahead = np.zeros_like(cover)
+    behind = np.zeros_like(cover)
+    ahead[:, :-1] = cover[:, 1:]
+    behind[:, 1:] = cover[:, :-1]
+    side = (ahead > behind).astype(cover.dtype)
+    side -= ahead < behind
     columns = np.arange(cover.shape[2]) - cover.shape[2] / 2
     # side is -1, 0 or 1: the product is exact in either order
     return side * (columns[None, :] * np.tan(np.asarray(deltas_rad))[:, None])[:, None, :]
@@ -246,7 +261,7 @@ def _column_scores(sums: np.ndarray, strip_px: int, drift_kernel: np.ndarray,
     :func:`scan_lines`). A strip counts when at least 80 % of it is map, its cover changed
     by ``cover_change`` ``(G, n_strips, D)`` rows (see :func:`_tilted_cover_change`) first.
     """
-    ink, cover = sums[..., 0] / 16.0, sums[..., 1] / 255.0
+    ink, cover = sums[..., 0] * np.float32(1 / 16), sums[..., 1] / 255.0   # 1/16: exact
     n_angles, n_strips, width = ink.shape
     scores = np.zeros((n_angles, width), np.float32)
     # a line is more ink than both neighbours two columns away (texture is not)
@@ -273,8 +288,9 @@ def _column_scores(sums: np.ndarray, strip_px: int, drift_kernel: np.ndarray,
     lo = ranked[np.arange(n_angles), np.maximum(n_ok - 1, 0) // 2]
     hi = ranked[np.arange(n_angles), n_ok // 2]
     baseline = np.where(n_ok % 2 == 1, hi, (lo + hi) / np.float32(2))
-    for g in np.flatnonzero(n_ok > 4):
-        scores[g, ok[g]] = (q[g, ok[g]] - baseline[g]) * np.sqrt(n_full[g, ok[g]])
+    scored = ok & (n_ok > 4)[:, None]
+    scores[scored] = (q[scored] - np.broadcast_to(baseline[:, None], q.shape)[scored]) \
+        * np.sqrt(n_full[scored])
     return scores, n_full
 
 

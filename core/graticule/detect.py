@@ -23,10 +23,16 @@ import cv2
 import numpy as np
 
 from ..errors import NoGraticuleError
-from ..imageio import ImageLike, read_mask, read_red_channel
+from ..imageio import ImageLike, read_mask, read_red_channel_and_half
 from ..progress import ProgressCallback, report
 from .angles import angle_difference, line_through, rho_at
-from .gridsearch import GridHypothesis, find_grid, reduced_images, reduced_mask
+from .gridsearch import (
+    GridHypothesis,
+    find_grid,
+    reduced_images,
+    reduced_mask,
+    working_scales,
+)
 from .intersections import drawn_through, refine_crossing
 from .linetrack import LineTrack, ValidArea, find_line_near, track_line
 from .result import GraticuleResult, LineFamily
@@ -45,7 +51,8 @@ class DetectionSettings:
     """Tuning of the detector; the defaults suit 1:5000 atlas sheets scanned at 300 dpi."""
 
     hypotheses: int = 8             # angle hypotheses ranked with a coarse fine-step scan
-    finalists: int = 3              # of which this many are examined at the fine scale
+    finalists: int = 3              # of which this many are examined at the fine scale,
+    finalist_ratio: float = 0.5     # ... those scoring at least this share of the best
     search_px: float = 24.0         # how far a fine-scan line may be from the true line
     min_coverage: float = 0.25      # share of its length a grid line must show
     min_strength: float = 6.0       # ridge depth (grey levels) that counts as line evidence
@@ -82,16 +89,16 @@ def detect_graticule(image: ImageLike, mask: ImageLike | None = None, *,
     """
     cfg = settings or DetectionSettings()
     report(progress, 0.0, "reading image")
-    gray, map_mask = _read_inputs(image, mask)
+    gray, half, map_mask, small = _read_inputs(image, mask)
     if map_mask is not None and not map_mask.any():
         raise NoGraticuleError("the map-area mask is empty; give the mask of this sheet")
-    small = None if map_mask is None else {VALID_SCALE: reduced_mask(map_mask, VALID_SCALE)}
     valid = _valid_area(small, cfg.mask_margin_px)
 
     report(progress, 0.2, "searching the grid's orientation and spacing")
-    hyp = find_grid(reduced_images(gray, map_mask, reduced_masks=small),
+    hyp = find_grid(reduced_images(gray, map_mask, reduced_masks=small, half=half),
                     hypotheses=cfg.hypotheses,
-                    finalists=cfg.finalists, min_spacing_px=cfg.min_spacing_px,
+                    finalists=cfg.finalists, finalist_ratio=cfg.finalist_ratio,
+                    min_spacing_px=cfg.min_spacing_px,
                     max_spacing_px=cfg.max_spacing_px, spacing_hint=spacing_px)
     if hyp is None or not hyp.lines[0] or not hyp.lines[1]:
         raise NoGraticuleError("no graticule found: no two families of evenly spaced straight "
@@ -125,18 +132,36 @@ def detect_graticule(image: ImageLike, mask: ImageLike | None = None, *,
 
 
 def _read_inputs(image: ImageLike, mask: ImageLike | None
-                 ) -> tuple[np.ndarray, np.ndarray | None]:
-    """The red channel and the map-area mask (bool, same size, or None); a mask file is
-    decoded on a second thread while the image is (both decoders release the GIL)."""
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None,
+                            dict[int, np.ndarray] | None]:
+    """The red channel, its half-size reduction, the map-area mask (bool, same size, or
+    None) and the mask reduced to the scales the search and the line following use
+    (``{scale: mask}``, or None). A mask file is decoded and reduced on a second thread
+    while the image is decoded (both decoders release the GIL)."""
     if mask is None or isinstance(mask, np.ndarray):
-        gray = read_red_channel(image)
-        return gray, None if mask is None else read_mask(mask, gray.shape,
-                                                         what="map-area mask")
+        gray, half = read_red_channel_and_half(image)
+        if mask is None:
+            return gray, half, None, None
+        map_mask = read_mask(mask, gray.shape, what="map-area mask")
+        return gray, half, map_mask, _reduced_masks(map_mask)
     with ThreadPoolExecutor(1) as pool:
-        pending = pool.submit(read_mask, mask, what="map-area mask")
-        gray = read_red_channel(image)
-        map_mask = pending.result()
-    return gray, read_mask(map_mask, gray.shape, what=f"map-area mask {mask}")
+        pending = pool.submit(_read_and_reduce_mask, mask)
+        gray, half = read_red_channel_and_half(image)
+        map_mask, small = pending.result()
+    return gray, half, read_mask(map_mask, gray.shape, what=f"map-area mask {mask}"), small
+
+
+def _read_and_reduce_mask(path: ImageLike) -> tuple[np.ndarray, dict[int, np.ndarray]]:
+    """A mask file read (bool) and reduced (:func:`_reduced_masks`)."""
+    map_mask = read_mask(path, what="map-area mask")
+    return map_mask, _reduced_masks(map_mask)
+
+
+def _reduced_masks(map_mask: np.ndarray) -> dict[int, np.ndarray]:
+    """The mask reduced to 1/VALID_SCALE (line following) and to the search's two scales."""
+    height, width = map_mask.shape
+    return {scale: reduced_mask(map_mask, scale)
+            for scale in sorted({VALID_SCALE, *working_scales(width, height)})}
 
 
 def _valid_area(reduced: dict[int, np.ndarray] | None, margin_px: int) -> ValidArea | None:

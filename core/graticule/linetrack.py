@@ -12,7 +12,7 @@ whole map, from a street edge, which stops.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -92,6 +92,9 @@ class LineTrack:
     strength: np.ndarray
     valid: np.ndarray
     fit: np.ndarray
+    # local_fit's straight fits, by the samples they used (a crossing's guess is iterated)
+    _local_fits: dict[bytes, np.ndarray] = field(default_factory=dict, repr=False,
+                                                 compare=False)
 
     @property
     def inliers(self) -> np.ndarray:
@@ -127,8 +130,12 @@ class LineTrack:
         """Straight fit ``u = a t + b`` of the samples within ``half_length`` of ``t_centre``;
         the smooth fit's tangent when fewer than 3 samples are that close."""
         near = self.inliers & (np.abs(self.t - t_centre) <= half_length)
-        if near.sum() >= 3:
-            return np.polyfit(self.t[near], self.u[near], 1), int(near.sum())
+        used = int(near.sum())
+        if used >= 3:
+            key = near.tobytes()
+            if key not in self._local_fits:
+                self._local_fits[key] = np.polyfit(self.t[near], self.u[near], 1)
+            return self._local_fits[key], used
         slope = float(np.polyval(np.polyder(self.fit), t_centre)) if len(self.fit) > 1 else 0.0
         return np.array([slope, np.polyval(self.fit, t_centre) - slope * t_centre]), 0
 
