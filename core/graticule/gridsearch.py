@@ -53,11 +53,15 @@ class ReducedImages:
     fine_scale: int
     masked: bool   # a map-area mask was given (else frames must be told from grid lines)
     size: tuple[int, int]   # (width, height) of the full-resolution image
+    # each scan rotates these (see pack_ridge); made once for the dozen scans
+    coarse_packed: np.ndarray | None = None
+    fine_packed: np.ndarray | None = None
 
     def __post_init__(self) -> None:
-        # each scan rotates these (see pack_ridge); made once for the dozen scans
-        self.coarse_packed = pack_ridge(self.coarse, self.coarse_valid)
-        self.fine_packed = pack_ridge(self.fine, self.fine_valid)
+        if self.coarse_packed is None:
+            self.coarse_packed = pack_ridge(self.coarse, self.coarse_valid)
+        if self.fine_packed is None:
+            self.fine_packed = pack_ridge(self.fine, self.fine_valid)
 
 
 @dataclass
@@ -115,17 +119,22 @@ def reduced_images(gray: np.ndarray, valid: np.ndarray | None, *, margin_px: int
     out = []
     for scale in (fine_scale, coarse_scale):
         shape = (max(1, width // scale), max(1, height // scale))
-        img = cv2.resize(ridge, shape, interpolation=cv2.INTER_AREA).astype(np.float32)
+        img = cv2.resize(ridge, shape, interpolation=cv2.INTER_AREA)   # 0 to RIDGE_CLIP
         if valid is not None:
             v = (reduced_masks or {}).get(scale)
-            v = (reduced_mask(valid, scale) if v is None else v).astype(np.float32)
+            v = (reduced_mask(valid, scale) if v is None else v).view(np.uint8)
         else:
-            v = np.ones(img.shape, np.float32)
+            v = np.ones(img.shape, np.uint8)
         r = max(1, margin_px // scale)
-        v = cv2.erode(v, np.ones((2 * r + 1, 2 * r + 1), np.uint8))
-        out += [img, v]
-    return ReducedImages(out[2], out[3], coarse_scale, out[0], out[1], fine_scale,
-                         valid is not None, (width, height))
+        v = cv2.erode(v, np.ones((2 * r + 1, 2 * r + 1), np.uint8))   # 0 or 1
+        # pack_ridge's bytes, made from the bytes (ink <= RIDGE_CLIP * 16 < 256)
+        packed = np.empty((*img.shape, 2), np.uint8)
+        np.multiply(img * v, 16, out=packed[..., 0])
+        np.multiply(v, 255, out=packed[..., 1])
+        out += [img.astype(np.float32), v.astype(np.float32), packed]
+    return ReducedImages(out[3], out[4], coarse_scale, out[0], out[1], fine_scale,
+                         valid is not None, (width, height), coarse_packed=out[5],
+                         fine_packed=out[2])
 
 
 def coarse_scan(images: ReducedImages, step_deg: float = 1.0) -> CoarseScan:
