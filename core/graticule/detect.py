@@ -16,6 +16,7 @@ Steps (pixel x right, y down, full-resolution pixels; integer coordinates are pi
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -44,6 +45,9 @@ COMB_EXACT_PX = 3.0           # a line further than this from its comb place is 
 COMB_SEARCH_MIN_PX = 12.0     # paper warp moves a grid line this far from its comb place
 COMB_SEARCH_FRACTION = 0.005  # ... or this share of the spacing
 GUESS_HALF_LENGTH_PX = 400.0   # track samples this near a crossing predict it
+LINE_THREADS = 2               # lines followed at once
+
+MapFn = Callable[..., Iterable]   # ``map`` or ``ThreadPoolExecutor.map``
 
 
 @dataclass
@@ -109,15 +113,17 @@ def detect_graticule(image: ImageLike, mask: ImageLike | None = None, *,
     first = 0 if sum(c.score for c in hyp.lines[0]) >= sum(c.score for c in hyp.lines[1]) \
         else 1
     families: list[list[_Line]] = [[], []]
-    families[first] = _follow_family(gray, valid, hyp, first, cfg)
-    perpendicular = None
-    if families[first]:
-        a = hyp.angles_deg[first]
-        a = float(np.median([_direction_angle(ln.track, a) for ln in families[first]]))
-        b = hyp.angles_deg[1 - first]
-        perpendicular = b + angle_difference(a + 90.0, b)
-    families[1 - first] = _follow_family(gray, valid, hyp, 1 - first, cfg,
-                                         angle=perpendicular, max_turn_deg=PERPENDICULAR_TOL_DEG)
+    with ThreadPoolExecutor(LINE_THREADS) as pool:   # lines of a step followed two at a time
+        families[first] = _follow_family(gray, valid, hyp, first, cfg, pool.map)
+        perpendicular = None
+        if families[first]:
+            a = hyp.angles_deg[first]
+            a = float(np.median([_direction_angle(ln.track, a) for ln in families[first]]))
+            b = hyp.angles_deg[1 - first]
+            perpendicular = b + angle_difference(a + 90.0, b)
+        families[1 - first] = _follow_family(gray, valid, hyp, 1 - first, cfg, pool.map,
+                                             angle=perpendicular,
+                                             max_turn_deg=PERPENDICULAR_TOL_DEG)
     if not families[0] or not families[1]:
         raise NoGraticuleError("no graticule found: the grid lines seen at reduced scale could "
                                "not be followed on the full-resolution image")
@@ -232,35 +238,46 @@ def _direction_angle(track: LineTrack, near_deg: float) -> float:
 
 
 def _follow_family(gray: np.ndarray, valid: ValidArea | None, hyp: GridHypothesis,
-                   family: int, cfg: DetectionSettings, *, angle: float | None = None,
-                   max_turn_deg: float = 0.6) -> list[_Line]:
+                   family: int, cfg: DetectionSettings, map_fn: MapFn = map, *,
+                   angle: float | None = None, max_turn_deg: float = 0.6) -> list[_Line]:
     """Follow the family's lines, place them on the comb, then look for the missing teeth.
 
     Grid lines of one family are parallel: once the lines are followed, their median
     direction is the family's, and a line turned from it by more than PARALLEL_TOL_DEG (a
     street or a distractor next to a grid line) is followed again along that direction.
+    ``map_fn`` (``map`` or a thread pool's) follows the lines of each step; their results
+    are taken in order, so the lines found do not depend on it.
     """
     height, width = gray.shape
     angle = hyp.angles_deg[family] if angle is None else angle
     spacing = hyp.spacing_px
-    followed = []
-    for cand in hyp.lines[family]:   # each was found at its own angle: rho at the family's
-        rho = rho_at(cand.normal_angle_deg, cand.rho_px, angle, width, height)
-        track = _follow(gray, valid, angle, rho, cfg.search_px, cfg, max_turn_deg=max_turn_deg)
-        if track is not None:
-            followed.append((rho, track))
+
+    def follow(rho: float, search: float, turn: float, nearest: bool = False):
+        return _follow(gray, valid, angle, rho, search, cfg, max_turn_deg=turn,
+                       nearest=nearest)
+
+    # each candidate was found at its own angle: rho at the family's
+    rhos = [rho_at(c.normal_angle_deg, c.rho_px, angle, width, height)
+            for c in hyp.lines[family]]
+    followed = [(rho, track) for rho, track in zip(
+        rhos, map_fn(lambda r: follow(r, cfg.search_px, max_turn_deg), rhos), strict=True)
+        if track is not None]
     if not followed:
         return []
     weights = np.array([t.coverage for _, t in followed])
     dirs = np.array([_direction_angle(t, angle) for _, t in followed])
     angle = float(_weighted_median(dirs, weights))
+    order = sorted(zip(followed, dirs, strict=True), key=lambda x: -x[0][1].coverage)
+    # a line turned from the family is replaced by the grid line nearest it, along the family
+    turned = [i for i, (_, a) in enumerate(order) if abs(a - angle) > PARALLEL_TOL_DEG]
+    again = dict(zip(turned, map_fn(
+        lambda i: follow(_rho(order[i][0][1], angle), cfg.search_px, PARALLEL_TOL_DEG, True),
+        turned), strict=True))
     found: dict[int, _Line] = {}
     phase = None
-    for (_, track), a in sorted(zip(followed, dirs, strict=True),
-                                  key=lambda x: -x[0][1].coverage):
-        if abs(a - angle) > PARALLEL_TOL_DEG:   # the grid line nearest, along the family
-            track = _follow(gray, valid, angle, _rho(track, angle), cfg.search_px, cfg,
-                            max_turn_deg=PARALLEL_TOL_DEG, nearest=True)
+    for i, ((_, track), _) in enumerate(order):
+        if i in again:
+            track = again[i]
             if track is None:
                 continue
         r = _rho(track, angle)
@@ -278,30 +295,29 @@ def _follow_family(gray: np.ndarray, valid: ValidArea | None, hyp: GridHypothesi
     # its place on the comb wins
     spacing, phase = _fit_comb(found, spacing)
     search = max(COMB_SEARCH_MIN_PX, COMB_SEARCH_FRACTION * spacing)
-    for k in list(found):
+    off = [k for k in found
+           if len(found) >= 3 and abs(found[k].rho - (phase + k * spacing)) > COMB_EXACT_PX]
+    for k, track in zip(off, map_fn(
+            lambda k: follow(phase + k * spacing, search, PARALLEL_TOL_DEG, True), off),
+            strict=True):
         rho = phase + k * spacing
-        if len(found) >= 3 and abs(found[k].rho - rho) > COMB_EXACT_PX:
-            track = _follow(gray, valid, angle, rho, search, cfg,
-                            max_turn_deg=PARALLEL_TOL_DEG, nearest=True)
-            if track is not None and abs(_rho(track, angle) - rho) < abs(found[k].rho - rho):
-                found[k] = _Line(track, k, _rho(track, angle))
+        if track is not None and abs(_rho(track, angle) - rho) < abs(found[k].rho - rho):
+            found[k] = _Line(track, k, _rho(track, angle))
     spacing, phase = _fit_comb(found, spacing)
     t = np.radians(angle)
     corners = np.array([[0, 0], [width, 0], [0, height], [width, height]], float) \
         @ np.array([np.cos(t), np.sin(t)])
-    for k in range(int(np.floor((corners.min() - phase) / spacing)),
-                   int(np.ceil((corners.max() - phase) / spacing)) + 1):
-        if k in found:
-            continue
-        rho = phase + k * spacing
-        if not corners.min() + 16 < rho < corners.max() - 16:
-            continue
-        track = _follow(gray, valid, angle, rho, search, cfg,
-                        max_turn_deg=PARALLEL_TOL_DEG)
+    missing = [k for k in range(int(np.floor((corners.min() - phase) / spacing)),
+                                int(np.ceil((corners.max() - phase) / spacing)) + 1)
+               if k not in found
+               and corners.min() + 16 < phase + k * spacing < corners.max() - 16]
+    for k, track in zip(missing, map_fn(
+            lambda k: follow(phase + k * spacing, search, PARALLEL_TOL_DEG), missing),
+            strict=True):
         if track is None:
             continue
         r = _rho(track, angle)
-        if abs(r - rho) <= search:
+        if abs(r - (phase + k * spacing)) <= search:
             found[k] = _Line(track, k, r)
     return [found[k] for k in sorted(found)]
 
