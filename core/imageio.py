@@ -24,6 +24,7 @@ from .errors import InputError
 from .png_gray import read_gray_png
 
 ImageLike = str | os.PathLike | np.ndarray
+MASK_THRESHOLD = 128   # mask pixels at least this are in
 
 _REDUCED_GRAY = {1: cv2.IMREAD_GRAYSCALE, 2: cv2.IMREAD_REDUCED_GRAYSCALE_2,
                  4: cv2.IMREAD_REDUCED_GRAYSCALE_4, 8: cv2.IMREAD_REDUCED_GRAYSCALE_8}
@@ -259,7 +260,8 @@ def read_mask(source: ImageLike, shape: tuple[int, int] | None = None, *,
     else:
         p = check_readable_file(source)
         read_header(p, min_side=1)
-        m = read_gray_png(p)   # the same pixels, several times faster (None: not here)
+        # the same mask as below, several times faster (None: a file it leaves to OpenCV)
+        m = read_gray_png(p, threshold=MASK_THRESHOLD)
         if m is None:
             m = cv2.imread(str(p), cv2.IMREAD_UNCHANGED | cv2.IMREAD_IGNORE_ORIENTATION)
         if m is None:
@@ -273,7 +275,7 @@ def read_mask(source: ImageLike, shape: tuple[int, int] | None = None, *,
     if m.dtype == bool:
         mask = m
     elif m.dtype == np.uint8:
-        mask = m >= 128
+        mask = m >= MASK_THRESHOLD
     else:
         raise InputError(f"{name} has {m.dtype} pixels; give an 8-bit 0/255 PNG")
     if shape is not None and mask.shape != tuple(shape):

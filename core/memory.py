@@ -81,6 +81,11 @@ def reuse_freed_memory() -> bool:
         and bool(mallopt(M_ARENA_MAX, 1))
 
 
+def keeps_freed_memory() -> bool:
+    """True once :func:`reuse_freed_memory` has been called in this process."""
+    return bool(reuse_freed_memory.cache_info().currsize)
+
+
 @contextlib.contextmanager
 def freed_memory_kept() -> Iterator[None]:
     """Within the block, keep freed memory for reuse as :func:`reuse_freed_memory` does;
@@ -98,7 +103,7 @@ def freed_memory_kept() -> Iterator[None]:
     ...     buffers = [bytearray(50_000_000) for _ in range(2)]
     """
     mallopt = _mallopt()
-    if mallopt is None or reuse_freed_memory.cache_info().currsize:
+    if mallopt is None or keeps_freed_memory():
         yield
         return
     mallopt(M_MMAP_MAX, 0)

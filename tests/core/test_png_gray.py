@@ -70,9 +70,13 @@ def test_every_filter_type_gives_opencvs_pixels(tmp_path):
     assert out is not None
     assert np.array_equal(out, img)
     assert np.array_equal(out, cv2.imread(str(path), cv2.IMREAD_UNCHANGED))
+    # a mask straight from the rows: the same as thresholding the pixels
+    inside = png_gray.read_gray_png(path, threshold=128)
+    assert inside.dtype == bool and np.array_equal(inside, img >= 128)
 
 
-def test_masks_written_by_opencv_decode_the_same(tmp_path):
+def test_masks_written_by_opencv_decode_the_same(tmp_path, monkeypatch):
+    monkeypatch.setattr(png_gray, "CHUNK_BYTES", 1000)   # many chunks of a few rows
     mask = np.zeros((300, 420), np.uint8)
     cv2.fillPoly(mask, [np.array([[20, 30], [400, 10], [380, 290], [40, 260]])], 255)
     path = tmp_path / "mask.png"
