@@ -15,6 +15,7 @@ as much per pixel as a black outline: length, not darkness, decides.
 from __future__ import annotations
 
 import math
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import cv2
@@ -37,6 +38,7 @@ STRIP_PX = 512                  # strip length along lines, full-resolution pixe
 MIN_TOOTH_STRIPS = 3            # a comb line crossing fewer valid strips cannot be seen
 #: ridge depth (grey levels) -> depth counted: min(max(depth - RIDGE_FLOOR, 0), RIDGE_CLIP)
 _CLIPPED_DEPTH = np.clip(np.arange(256) - RIDGE_FLOOR, 0, RIDGE_CLIP).astype(np.uint8)
+SCAN_THREADS = 2                # hypotheses scanned at once
 COARSE_SIDE_PX = 625            # long side of the coarse image, pixels
 PARALLEL_DEG = 0.65             # lines of one family found within this of their median angle
 
@@ -287,7 +289,9 @@ def comb_evidence(lines: list[LineCandidate], spacings: np.ndarray,
 
 def evaluate_hypothesis(images: ReducedImages, angle_deg: float, spacing_guess: float,
                         min_spacing_px: float, max_spacing_px: float, *,
-                        fine: bool = True) -> GridHypothesis:
+                        fine: bool = True,
+                        families: list[tuple[list[LineCandidate], CoarseScan]] | None = None
+                        ) -> GridHypothesis:
     """Scan both families of a hypothesis in small angle steps and fit the best common
     comb (at the fine scale, or at the coarse one to rank hypotheses cheaply).
 
@@ -296,9 +300,11 @@ def evaluate_hypothesis(images: ReducedImages, angle_deg: float, spacing_guess: 
     fine comb through random clutter leaves most teeth empty), times (n - 1) / n for n lines
     found (the spacing is only confirmed by the lines after the first: two or three strong
     lines, rails or a frame, fit a comb of their own spacing trivially).
+    ``families``: ``families_near_angle(images, angle_deg, fine=fine)`` when already made.
     """
     other = angle_deg + 90.0
-    (fam_a, scan_a), (fam_b, scan_b) = families_near_angle(images, angle_deg, fine=fine)
+    (fam_a, scan_a), (fam_b, scan_b) = families or families_near_angle(images, angle_deg,
+                                                                        fine=fine)
     # the comb is measured with every line's rho at one angle (see _at_common_angle)
     comb_a, comb_b = _at_common_angle(images, fam_a), _at_common_angle(images, fam_b)
     spacings = _spacing_candidates(fam_a, fam_b, spacing_guess, min_spacing_px,
@@ -417,8 +423,13 @@ def find_grid(images: ReducedImages, *, hypotheses: int = 8, finalists: int = 3,
     lo, hi = (0.8 * spacing_hint, 1.25 * spacing_hint) if spacing_hint else \
         (min_spacing_px, max_spacing_px)
     pairs = angle_hypotheses(scan, hypotheses, lo, hi)
-    ranked = sorted(((evaluate_hypothesis(images, a, s, lo, hi, fine=False).score, a, s)
-                     for a, s in pairs), reverse=True)
+    # the scans of the hypotheses two at a time (their steps release the GIL), then their
+    # combs (Python, one at a time)
+    with ThreadPoolExecutor(SCAN_THREADS) as pool:
+        scans = list(pool.map(lambda p: families_near_angle(images, p[0], fine=False), pairs))
+    ranked = sorted(((evaluate_hypothesis(images, a, s, lo, hi, fine=False,
+                                          families=f).score, a, s)
+                     for (a, s), f in zip(pairs, scans, strict=True)), reverse=True)
     best = None
     for coarse_score, angle, spacing in ranked[:finalists]:
         if coarse_score < finalist_ratio * ranked[0][0]:
