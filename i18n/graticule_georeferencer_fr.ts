@@ -39,122 +39,122 @@
         <translation>Spline en plaque mince</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="66"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="71"/>
         <source>Pixel column of the intersection on the scan</source>
         <translation>Colonne du pixel de l'intersection sur le scan</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="67"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="72"/>
         <source>Pixel row of the intersection (counted downwards)</source>
         <translation>Ligne du pixel de l'intersection (comptée vers le bas)</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="68"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="73"/>
         <source>Easting of the intersection in the grid CRS</source>
         <translation>Abscisse (est) de l'intersection dans le SCR du carroyage</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="69"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="74"/>
         <source>Northing of the intersection in the grid CRS</source>
         <translation>Ordonnée (nord) de l'intersection dans le SCR du carroyage</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="75"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="80"/>
         <source>Pick on map</source>
         <translation>Choisir sur la carte</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="76"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="81"/>
         <source>Detect the intersections first, then click one on the map</source>
         <translation>Détectez d'abord les intersections, puis cliquez sur l'une d'elles dans la carte</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="85"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="90"/>
         <source>Anchor {0}: give the pixel position (X and Y) and the grid coordinates (E and N), or leave all four empty.</source>
         <translation>Repère {0} : donnez la position en pixels (X et Y) et les coordonnées du carroyage (E et N), ou laissez les quatre cases vides.</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="93"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="98"/>
         <source>Anchor {0}: “{1}” is not a number.</source>
         <translation>Repère {0} : « {1} » n'est pas un nombre.</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="112"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="117"/>
         <source>Detect graticule &amp; georeference</source>
         <translation>Détecter le carroyage et géoréférencer</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/base.py" line="70"/>
+        <location filename="../plugin/processing_provider/base.py" line="69"/>
         <source>Scanned sheet</source>
         <translation>Planche numérisée</translation>
     </message>
     <message>
-        <location filename="../plugin/errors.py" line="19"/>
+        <location filename="../plugin/tasks.py" line="33"/>
         <source>Sheet</source>
         <translation>Planche</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/base.py" line="72"/>
+        <location filename="../plugin/processing_provider/base.py" line="71"/>
         <source>PNG masks (*.png);;All files (*)</source>
         <translation>Masques PNG (*.png);;Tous les fichiers (*)</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="119"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="124"/>
         <source>automatic: NNN-INPUT-MASK.png beside the sheet, if any</source>
         <translation>automatique : NNN-INPUT-MASK.png à côté de la planche, s'il existe</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/map_area.py" line="35"/>
+        <location filename="../plugin/tasks.py" line="33"/>
         <source>Map-area mask</source>
         <translation>Masque de l'emprise</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="120"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="125"/>
         <source>Graticule</source>
         <translation>Carroyage</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="75"/>
+        <location filename="../plugin/tasks.py" line="35"/>
         <source>Grid CRS</source>
         <translation>SCR du carroyage</translation>
     </message>
     <message>
-        <location filename="../plugin/errors.py" line="21"/>
+        <location filename="../plugin/tasks.py" line="35"/>
         <source>Grid spacing</source>
         <translation>Pas du carroyage</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="136"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="141"/>
         <source>Anchor: which intersection is which</source>
         <translation>Repère : quelle intersection est laquelle</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="138"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="143"/>
         <source>Pixel X</source>
         <translation>Pixel X</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="138"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="143"/>
         <source>Pixel Y</source>
         <translation>Pixel Y</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="138"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="143"/>
         <source>Easting</source>
         <translation>Est (E)</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="138"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="143"/>
         <source>Northing</source>
         <translation>Nord (N)</translation>
     </message>
     <message>
-        <location filename="../plugin/errors.py" line="19"/>
+        <location filename="../plugin/tasks.py" line="33"/>
         <source>Anchor</source>
         <translation>Repère</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="142"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="147"/>
         <source>Second anchor (rotated sheets)</source>
         <translation>Second repère (planches tournées)</translation>
     </message>
@@ -164,67 +164,67 @@
         <translation>Fichiers de points de contrôle QGIS (*.points);;Tous les fichiers (*)</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="150"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="158"/>
         <source>automatic: &lt;sheet&gt;.points beside the sheet, if any</source>
         <translation>automatique : &lt;planche&gt;.points à côté de la planche, s'il existe</translation>
     </message>
     <message>
-        <location filename="../plugin/errors.py" line="20"/>
+        <location filename="../plugin/tasks.py" line="34"/>
         <source>Known points (.points)</source>
         <translation>Points connus (.points)</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="156"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="164"/>
         <source>Result</source>
         <translation>Résultat</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="87"/>
+        <location filename="../plugin/tasks.py" line="35"/>
         <source>Target CRS</source>
         <translation>SCR cible</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="90"/>
+        <location filename="../plugin/tasks.py" line="36"/>
         <source>Transform</source>
         <translation>Transformation</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="166"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="174"/>
         <source>automatic: &lt;sheet&gt;_georef beside the sheet</source>
         <translation>automatique : &lt;planche&gt;_georef à côté de la planche</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/mapseg_evaluation.py" line="89"/>
+        <location filename="../plugin/tasks.py" line="36"/>
         <source>Output folder</source>
         <translation>Dossier de sortie</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="171"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="179"/>
         <source>Detect intersections</source>
         <translation>Détecter les intersections</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="172"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="180"/>
         <source>Find the intersections first, to pick an anchor on the map</source>
         <translation>Trouver d'abord les intersections, pour choisir un repère sur la carte</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="175"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="183"/>
         <source>Georeference</source>
         <translation>Géoréférencer</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/task_dialog.py" line="83"/>
+        <location filename="../plugin/dialogs/task_dialog.py" line="201"/>
         <source>Close</source>
         <translation>Fermer</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="188"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="196"/>
         <source>Choose the grid CRS (the coordinates printed on the sheet).</source>
         <translation>Choisissez le SCR du carroyage (celui des coordonnées imprimées sur la planche).</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="190"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="198"/>
         <source>Choose the target CRS of the georeferenced sheet.</source>
         <translation>Choisissez le SCR cible de la planche géoréférencée.</translation>
     </message>
@@ -234,84 +234,79 @@
         <translation>Graticule Georeferencer</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/task_dialog.py" line="120"/>
+        <location filename="../plugin/dialogs/task_dialog.py" line="238"/>
         <source>A job is already running; wait for it or cancel it.</source>
         <translation>Un traitement est déjà en cours ; attendez sa fin ou annulez-le.</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="212"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="220"/>
         <source>Detecting the graticule of {0}</source>
         <translation>Détection du carroyage de {0}</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="217"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="225"/>
         <source>Georeferencing {0}</source>
         <translation>Géoréférencement de {0}</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/task_dialog.py" line="139"/>
+        <location filename="../plugin/dialogs/task_dialog.py" line="257"/>
         <source>{0} cancelled; nothing was written.</source>
         <translation>{0} annulé ; aucun fichier n'a été écrit.</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/task_dialog.py" line="142"/>
+        <location filename="../plugin/dialogs/task_dialog.py" line="260"/>
         <source>{0} failed.</source>
         <translation>{0} : échec.</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="212"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="220"/>
         <source>Detection</source>
         <translation>Détection</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/base.py" line="46"/>
+        <location filename="../plugin/tasks.py" line="40"/>
         <source>Georeferencing</source>
         <translation>Géoréférencement</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/widgets.py" line="128"/>
+        <location filename="../plugin/dialogs/task_dialog.py" line="144"/>
         <source>QGIS cannot open {0}.</source>
         <translation>QGIS ne peut pas ouvrir {0}.</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="289"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="297"/>
         <source>Detect the intersections first.</source>
         <translation>Détectez d'abord les intersections.</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="298"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="306"/>
         <source>Click an intersection (red cross) on the map.</source>
         <translation>Cliquez sur une intersection (croix rouge) dans la carte.</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="314"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="322"/>
         <source>No detected intersection near the click; click closer to a red cross.</source>
         <translation>Aucune intersection détectée près du clic ; cliquez plus près d'une croix rouge.</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/widgets.py" line="59"/>
+        <location filename="../plugin/dialogs/task_dialog.py" line="75"/>
         <source>Choose an image file</source>
         <translation>Choisir un fichier image</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/widgets.py" line="109"/>
+        <location filename="../plugin/dialogs/task_dialog.py" line="125"/>
         <source>Choose the scanned sheet: a raster layer or an image file.</source>
         <translation>Choisissez la planche numérisée : une couche raster ou un fichier image.</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/widgets.py" line="112"/>
+        <location filename="../plugin/dialogs/task_dialog.py" line="128"/>
         <source>The file {0} does not exist; choose the sheet again.</source>
         <translation>Le fichier {0} n'existe pas ; choisissez à nouveau la planche.</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/task_dialog.py" line="52"/>
+        <location filename="../plugin/dialogs/task_dialog.py" line="170"/>
         <source>Cancel</source>
         <translation>Annuler</translation>
-    </message>
-    <message>
-        <location filename="../plugin/layers.py" line="237"/>
-        <source>cannot write {0}: {1}</source>
-        <translation>impossible d'écrire {0} : {1}</translation>
     </message>
     <message>
         <location filename="../plugin/jobs.py" line="64"/>
@@ -319,32 +314,32 @@
         <translation>terminé</translation>
     </message>
     <message>
-        <location filename="../plugin/layers.py" line="51"/>
+        <location filename="../plugin/layers.py" line="49"/>
         <source>Used in the fit</source>
         <translation>Retenue pour le calage</translation>
     </message>
     <message>
-        <location filename="../plugin/layers.py" line="51"/>
+        <location filename="../plugin/layers.py" line="49"/>
         <source>Left out (outlier)</source>
         <translation>Écartée (aberrante)</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="138"/>
+        <location filename="../plugin/processing_provider/georeference.py" line="137"/>
         <source>{0} (georeferenced)</source>
         <translation>{0} (géoréférencée)</translation>
     </message>
     <message>
-        <location filename="../plugin/layers.py" line="82"/>
+        <location filename="../plugin/layers.py" line="80"/>
         <source>{0} intersections</source>
         <translation>{0} intersections</translation>
     </message>
     <message>
-        <location filename="../plugin/layers.py" line="85"/>
+        <location filename="../plugin/layers.py" line="83"/>
         <source>QGIS cannot open the results in {0}</source>
         <translation>QGIS ne peut pas ouvrir les résultats dans {0}</translation>
     </message>
     <message>
-        <location filename="../plugin/layers.py" line="145"/>
+        <location filename="../plugin/layers.py" line="143"/>
         <source>Detected intersections</source>
         <translation>Intersections détectées</translation>
     </message>
@@ -374,22 +369,22 @@
         <translation>Transformer les îlots d'une planche en polygones GeoPackage</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/base.py" line="46"/>
+        <location filename="../plugin/processing_provider/base.py" line="45"/>
         <source>Vectorization</source>
         <translation>Vectorisation</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/base.py" line="47"/>
+        <location filename="../plugin/processing_provider/base.py" line="46"/>
         <source>Evaluation (ICDAR 2021 MapSeg)</source>
         <translation>Évaluation (ICDAR 2021 MapSeg)</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/base.py" line="131"/>
+        <location filename="../plugin/processing_provider/base.py" line="130"/>
         <source>Cancelled; nothing was written.</source>
         <translation>Annulé ; aucun fichier n'a été écrit.</translation>
     </message>
     <message>
-        <location filename="../plugin/errors.py" line="43"/>
+        <location filename="../plugin/tasks.py" line="57"/>
         <source>Not enough memory for this sheet: close other programs and try again.</source>
         <translation>Mémoire insuffisante pour cette planche : fermez d'autres programmes et réessayez.</translation>
     </message>
@@ -399,7 +394,7 @@
         <translation>Détecter les intersections du carroyage</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/base.py" line="72"/>
+        <location filename="../plugin/processing_provider/base.py" line="71"/>
         <source>Map-area mask (PNG, optional)</source>
         <translation>Masque de l'emprise (PNG, facultatif)</translation>
     </message>
@@ -509,7 +504,7 @@
         <translation>Points connus (fichier .points)</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="92"/>
+        <location filename="../plugin/tasks.py" line="38"/>
         <source>Outlier rejection</source>
         <translation>Rejet des points aberrants</translation>
     </message>
@@ -624,22 +619,22 @@
         <translation>La couche « {0} » ne lit pas un fichier sur le disque ; enregistrez-la d'abord en GeoTIFF.</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="223"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="231"/>
         <source>{0} intersections found, {1} px apart. Pick one on the map to anchor the grid.</source>
         <translation>{0} intersections trouvées, espacées de {1} px. Choisissez-en une sur la carte pour caler le carroyage.</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="243"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="251"/>
         <source>{0} georeferenced: RMSE {1} {2} ({3} px) over {4} of {5} intersections. Files in {6}</source>
         <translation>{0} géoréférencée : erreur quadratique moyenne {1} {2} ({3} px) sur {4} intersections retenues parmi {5}. Fichiers dans {6}</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="321"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="329"/>
         <source>Intersection column {0}, row {1} at pixel ({2}; {3}): now type its easting and northing.</source>
         <translation>Intersection colonne {0}, ligne {1}, au pixel ({2} ; {3}) : saisissez maintenant ses coordonnées est et nord.</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="141"/>
+        <location filename="../plugin/processing_provider/georeference.py" line="140"/>
         <source>RMSE {0} map units ({1} px) over {2} of {3} intersections.</source>
         <translation>Erreur quadratique moyenne {0} unités de la carte ({1} px) sur {2} intersections retenues parmi {3}.</translation>
     </message>
@@ -649,7 +644,7 @@
         <translation>Vectoriser les îlots</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/blocks_dialog.py" line="33"/>
+        <location filename="../plugin/dialogs/blocks_dialog.py" line="32"/>
         <source>automatic: NNN-INPUT-MASK.png beside the sheet, else found on the sheet</source>
         <translation>automatique : NNN-INPUT-MASK.png à côté de la planche, sinon trouvé sur la planche</translation>
     </message>
@@ -669,12 +664,12 @@
         <translation>Polygones</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/blocks_dialog.py" line="39"/>
+        <location filename="../plugin/dialogs/blocks_dialog.py" line="38"/>
         <source>automatic: the sheet&apos;s own, or &lt;sheet&gt;_georef beside it; else pixels</source>
         <translation>automatique : celui de la planche, ou &lt;planche&gt;_georef à côté ; sinon en pixels</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/blocks_dialog.py" line="42"/>
+        <location filename="../plugin/dialogs/blocks_dialog.py" line="41"/>
         <source>Georeferencing (.points)</source>
         <translation>Géoréférencement (.points)</translation>
     </message>
@@ -684,22 +679,22 @@
         <translation>GeoPackage (*.gpkg)</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/blocks_dialog.py" line="43"/>
+        <location filename="../plugin/dialogs/blocks_dialog.py" line="42"/>
         <source>automatic: &lt;sheet&gt;_blocks.gpkg beside the sheet</source>
         <translation>automatique : &lt;planche&gt;_blocks.gpkg à côté de la planche</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/blocks_dialog.py" line="45"/>
+        <location filename="../plugin/dialogs/blocks_dialog.py" line="44"/>
         <source>Output GeoPackage</source>
         <translation>GeoPackage de sortie</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/blocks_dialog.py" line="46"/>
+        <location filename="../plugin/dialogs/blocks_dialog.py" line="45"/>
         <source>Vectorize</source>
         <translation>Vectoriser</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/blocks_dialog.py" line="59"/>
+        <location filename="../plugin/dialogs/blocks_dialog.py" line="58"/>
         <source>Vectorizing the blocks of {0}</source>
         <translation>Vectorisation des îlots de {0}</translation>
     </message>
@@ -709,12 +704,12 @@
         <translation>{0} îlots</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/blocks_dialog.py" line="64"/>
+        <location filename="../plugin/dialogs/blocks_dialog.py" line="63"/>
         <source>{0} closed shapes</source>
         <translation>{0} formes fermées</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/blocks_dialog.py" line="69"/>
+        <location filename="../plugin/dialogs/blocks_dialog.py" line="68"/>
         <source>{0}: {1}, {2}. Saved in {3}</source>
         <translation>{0} : {1}, {2}. Enregistrés dans {3}</translation>
     </message>
@@ -724,7 +719,7 @@
         <translation>{0} formes</translation>
     </message>
     <message>
-        <location filename="../plugin/layers.py" line="182"/>
+        <location filename="../plugin/layers.py" line="180"/>
         <source>QGIS cannot open {0}</source>
         <translation>QGIS ne peut pas ouvrir {0}</translation>
     </message>
@@ -752,7 +747,7 @@ Le PNG facultatif est la sortie de la tâche 1 de MapSeg : 255 sur les îlots, u
         <translation>Tolérance de simplification (pixels)</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/building_blocks.py" line="61"/>
+        <location filename="../plugin/tasks.py" line="40"/>
         <source>GeoPackage</source>
         <translation>GeoPackage</translation>
     </message>
@@ -811,7 +806,7 @@ La sortie est un PNG à un canal de la taille de la planche : 255 sur la carte, 
         <translation>La carte couvre {0} % de la planche.</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/widgets.py" line="80"/>
+        <location filename="../plugin/dialogs/task_dialog.py" line="96"/>
         <source>Images (*.jpg *.jpeg *.png *.tif *.tiff);;All files (*)</source>
         <translation>Images (*.jpg *.jpeg *.png *.tif *.tiff);;Tous les fichiers (*)</translation>
     </message>
@@ -831,42 +826,42 @@ La sortie est un PNG à un canal de la taille de la planche : 255 sur la carte, 
         <translation>{0} : {1}</translation>
     </message>
     <message>
-        <location filename="../plugin/errors.py" line="20"/>
+        <location filename="../plugin/tasks.py" line="34"/>
         <source>(known points only)</source>
         <translation>(points connus seuls)</translation>
     </message>
     <message>
-        <location filename="../plugin/errors.py" line="23"/>
+        <location filename="../plugin/tasks.py" line="37"/>
         <source>Output</source>
         <translation>Sortie</translation>
     </message>
     <message>
-        <location filename="../plugin/errors.py" line="23"/>
+        <location filename="../plugin/tasks.py" line="37"/>
         <source>Outlier threshold</source>
         <translation>Seuil des points aberrants</translation>
     </message>
     <message>
-        <location filename="../plugin/errors.py" line="24"/>
+        <location filename="../plugin/tasks.py" line="38"/>
         <source>Resampling</source>
         <translation>Rééchantillonnage</translation>
     </message>
     <message>
-        <location filename="../plugin/errors.py" line="25"/>
+        <location filename="../plugin/tasks.py" line="39"/>
         <source>Simplification tolerance</source>
         <translation>Tolérance de simplification</translation>
     </message>
     <message>
-        <location filename="../plugin/errors.py" line="25"/>
+        <location filename="../plugin/tasks.py" line="39"/>
         <source>Level</source>
         <translation>Niveau</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/base.py" line="118"/>
+        <location filename="../plugin/processing_provider/base.py" line="117"/>
         <source>{0}: choose a CRS.</source>
         <translation>{0} : choisissez un SCR.</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/base.py" line="119"/>
+        <location filename="../plugin/processing_provider/base.py" line="118"/>
         <source>{0}: “{1}” is not a CRS QGIS knows; give an authority code (EPSG:2154), a PROJ string or WKT.</source>
         <translation>{0} : « {1} » n'est pas un SCR connu de QGIS ; donnez un code d'autorité (EPSG:2154), une chaîne PROJ ou du WKT.</translation>
     </message>
@@ -969,32 +964,32 @@ Masque de l'emprise : un PNG (255 = carte) de la taille de la planche ; s'il est
         <translation>Comment installer…</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="128"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="133"/>
         <source>automatic</source>
         <translation>automatique</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="130"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="135"/>
         <source>Distance between two grid lines, in the units of the grid CRS (1000 m on the Paris atlas); automatic: the step of the grid values printed on the sheet, else 1000</source>
         <translation>Distance entre deux lignes du carroyage, dans l'unité du SCR du carroyage (1000 m sur l'atlas de Paris) ; automatique : le pas des valeurs du carroyage imprimées sur la planche, sinon 1000</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="253"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="261"/>
         <source>Leave the anchors empty to read the grid values printed on the sheet; or type the pixel position of an intersection and its grid coordinates, or detect the intersections and pick one on the map.</source>
         <translation>Laissez les repères vides pour lire les valeurs du carroyage imprimées sur la planche ; ou saisissez la position en pixels d'une intersection et ses coordonnées dans le carroyage, ou détectez les intersections et choisissez-en une sur la carte.</translation>
     </message>
     <message>
-        <location filename="../plugin/layers.py" line="124"/>
+        <location filename="../plugin/layers.py" line="122"/>
         <source>{0} grid labels read</source>
         <translation>{0} valeurs du carroyage lues</translation>
     </message>
     <message>
-        <location filename="../plugin/layers.py" line="134"/>
+        <location filename="../plugin/layers.py" line="132"/>
         <source>Label used</source>
         <translation>Valeur utilisée</translation>
     </message>
     <message>
-        <location filename="../plugin/layers.py" line="134"/>
+        <location filename="../plugin/layers.py" line="132"/>
         <source>Label left out</source>
         <translation>Valeur écartée</translation>
     </message>
@@ -1017,9 +1012,9 @@ Le dossier de sortie reçoit &lt;planche&gt;.tif (la planche géoréférencée),
         <translation>Pas du carroyage (unités du SCR du carroyage ; 0 = le pas des valeurs imprimées, sinon 1000)</translation>
     </message>
     <message>
-        <location filename="../plugin/errors.py" line="46"/>
+        <location filename="../plugin/tasks.py" line="60"/>
         <source>Unexpected error: {0}. The details are in the log (Log Messages panel, Graticule Georeferencer tab, or the algorithm&apos;s log).</source>
-        <translation>Erreur inattendue : {0}. Les détails sont dans le journal (panneau Journal des messages, onglet Graticule Georeferencer, ou journal de l&apos;algorithme).</translation>
+        <translation>Erreur inattendue : {0}. Les détails sont dans le journal (panneau Journal des messages, onglet Graticule Georeferencer, ou journal de l'algorithme).</translation>
     </message>
 </context>
 </TS>

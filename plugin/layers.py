@@ -8,7 +8,6 @@ from pathlib import Path
 
 from qgis.core import (
     QgsCoordinateReferenceSystem,
-    QgsCoordinateTransformContext,
     QgsFeature,
     QgsFillSymbol,
     QgsGeometry,
@@ -20,7 +19,6 @@ from qgis.core import (
     QgsRuleBasedRenderer,
     QgsSymbol,
     QgsTextFormat,
-    QgsVectorFileWriter,
     QgsVectorLayer,
     QgsVectorLayerSimpleLabeling,
 )
@@ -221,18 +219,54 @@ def intersections_layer(result) -> QgsVectorLayer:
 
 
 def write_intersections_gpkg(path: str | os.PathLike, result) -> Path:
-    """Write the intersections as a GeoPackage layer ``intersections`` (output CRS),
-    atomically."""
+    """Write the intersections (the fields of :func:`intersections_layer`) as a GeoPackage
+    layer ``intersections`` in the output CRS, atomically.
+
+    Written with GDAL's own OGR rather than QGIS's vector writer: this runs in a task's
+    thread, where QGIS 3.22's writer now and then wrote the layer without its CRS while the
+    main thread was using CRSs too (seen in the plugin tests once detection got faster).
+    """
+    import numpy as np
+    from osgeo import ogr, osr
+
     from ..core.atomic import atomic_output
 
+    ogr.UseExceptions()
+    srs = osr.SpatialReference()
+    srs.ImportFromWkt(result.report["crs"]["output_wkt"])
+    srs.SetAxisMappingStrategy(osr.OAMS_TRADITIONAL_GIS_ORDER)   # x = easting
+    n = len(result.pixel_xy)
+    index = [(None, None)] * n if result.grid_index is None else result.grid_index.tolist()
+    grid = [(None, None)] * n if result.grid_xy is None else result.grid_xy.tolist()
+    res_px = np.hypot(*np.asarray(result.residual_px, dtype=np.float64).T)
+    res_map = np.hypot(*np.asarray(result.residual_map, dtype=np.float64).T)
     target = Path(path)
-    options = QgsVectorFileWriter.SaveVectorOptions()
-    options.driverName = "GPKG"
-    options.layerName = "intersections"
-    options.fileEncoding = "UTF-8"
     with atomic_output(target) as tmp:
-        error, message, *_ = QgsVectorFileWriter.writeAsVectorFormatV3(
-            intersections_layer(result), str(tmp), QgsCoordinateTransformContext(), options)
-        if error != QgsVectorFileWriter.WriterError.NoError:
-            raise OSError(tr("cannot write {0}: {1}").format(target, message))
+        source = ogr.GetDriverByName("GPKG").CreateDataSource(str(tmp))
+        layer = source.CreateLayer("intersections", srs, ogr.wkbPoint)
+        for name, kind in (("id", ogr.OFTInteger), ("column", ogr.OFTInteger),
+                           ("row", ogr.OFTInteger), ("easting", ogr.OFTReal),
+                           ("northing", ogr.OFTReal), ("pixel_x", ogr.OFTReal),
+                           ("pixel_y", ogr.OFTReal), ("residual_px", ogr.OFTReal),
+                           ("residual_map", ogr.OFTReal), ("used", ogr.OFTInteger)):
+            field = ogr.FieldDefn(name, kind)
+            if name == "used":
+                field.SetSubType(ogr.OFSTBoolean)
+            layer.CreateField(field)
+        layer.StartTransaction()
+        for k in range(n):
+            feature = ogr.Feature(layer.GetLayerDefn())
+            point = ogr.Geometry(ogr.wkbPoint)
+            point.AddPoint_2D(*map(float, result.map_xy[k]))
+            feature.SetGeometry(point)
+            values = [k + 1, *index[k], *grid[k], *map(float, result.pixel_xy[k]),
+                      float(res_px[k]), float(res_map[k]), int(bool(result.inliers[k]))]
+            for i, value in enumerate(values):
+                if value is None:
+                    feature.SetFieldNull(i)
+                else:
+                    feature.SetField(i, value)
+            layer.CreateFeature(feature)
+        layer.CommitTransaction()
+        source = None   # closed (written) before the rename
     return target

@@ -1,7 +1,10 @@
 """Plugin test fixtures: a throw-away QGIS profile, small generated sheets, Processing.
 
 QGIS keeps custom CRSs (the Paris atlas grid the plugin registers) in the profile's
-database: the tests point QGIS at a temporary profile so they never touch the user's.
+database: the tests point QGIS at a temporary profile so they never touch the user's. Each
+test process has its own: pytest-xdist's workers inherit the environment of the process
+that starts them, and two QGIS instances writing one profile's CRS database at once gave a
+worker's EPSG:2154 result layer no CRS (seen once the detection ran at another pace).
 """
 
 from __future__ import annotations
@@ -15,9 +18,12 @@ from pathlib import Path
 
 import pytest
 
-if "QGIS_CUSTOM_CONFIG_PATH" not in os.environ:
+# a profile made by the process that started this one is not the user's: make our own
+if os.environ.get("QGIS_CUSTOM_CONFIG_PATH", "") in (
+        "", os.environ.get("GRATICULE_TEST_QGIS_PROFILE")):
     _PROFILE = tempfile.mkdtemp(prefix="graticule-qgis-profile-")
     os.environ["QGIS_CUSTOM_CONFIG_PATH"] = _PROFILE
+    os.environ["GRATICULE_TEST_QGIS_PROFILE"] = _PROFILE
     atexit.register(shutil.rmtree, _PROFILE, True)
 
 sys.path.insert(0, str(Path(__file__).parent))
