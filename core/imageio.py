@@ -186,12 +186,12 @@ def read_red_channel_and_half(source: ImageLike) -> tuple[np.ndarray, np.ndarray
     """
     if isinstance(source, np.ndarray):
         red = read_red_channel(source)
-        return red, _half_size(red)
+        return red, half_size(red)
     img = _decode_bgr(source)
     height, width = img.shape[:2]
     if height % 2 or width % 2 or height < 4:
         red = cv2.extractChannel(img, 2)
-        return red, _half_size(red)
+        return red, half_size(red)
     red = np.empty((height, width), np.uint8)
     half = np.empty((height // 2, width // 2), np.uint8)
 
@@ -208,8 +208,8 @@ def read_red_channel_and_half(source: ImageLike) -> tuple[np.ndarray, np.ndarray
     return red, half
 
 
-def _half_size(img: np.ndarray) -> np.ndarray:
-    """``img`` reduced to ``(H // 2, W // 2)`` by area averaging."""
+def half_size(img: np.ndarray) -> np.ndarray:
+    """``img`` reduced to ``(H // 2, W // 2)`` (at least 1 x 1) by area averaging."""
     height, width = img.shape[:2]
     return cv2.resize(img, (max(1, width // 2), max(1, height // 2)),
                       interpolation=cv2.INTER_AREA)

@@ -184,10 +184,28 @@ def load_blocks_outcome(project: QgsProject, outcome) -> dict[str, QgsVectorLaye
     return layers
 
 
-INTERSECTIONS = ("Point?field=id:integer&field=column:integer&field=row:integer"
-                 "&field=easting:double&field=northing:double&field=pixel_x:double"
-                 "&field=pixel_y:double&field=residual_px:double&field=residual_map:double"
-                 "&field=used:boolean")
+#: the intersections' fields (name, memory-provider type), in the order of their values
+INTERSECTION_FIELDS = (("id", "integer"), ("column", "integer"), ("row", "integer"),
+                       ("easting", "double"), ("northing", "double"), ("pixel_x", "double"),
+                       ("pixel_y", "double"), ("residual_px", "double"),
+                       ("residual_map", "double"), ("used", "boolean"))
+INTERSECTIONS = "Point?" + "&".join(f"field={name}:{kind}" for name, kind in INTERSECTION_FIELDS)
+
+
+def _intersection_rows(result):
+    """For every GCP of a ``core.georef.GeorefResult``: its map position ``(x, y)`` in the
+    output CRS and its values in the order of :data:`INTERSECTION_FIELDS` (None: NULL)."""
+    import numpy as np
+
+    nulls = [(None, None)] * len(result.pixel_xy)
+    index = nulls if result.grid_index is None else result.grid_index.tolist()
+    grid = nulls if result.grid_xy is None else result.grid_xy.tolist()
+    res_px = np.hypot(*np.asarray(result.residual_px, dtype=np.float64).T)
+    res_map = np.hypot(*np.asarray(result.residual_map, dtype=np.float64).T)
+    for k in range(len(nulls)):
+        yield (tuple(map(float, result.map_xy[k])),
+               [k + 1, *index[k], *grid[k], *map(float, result.pixel_xy[k]), float(res_px[k]),
+                float(res_map[k]), bool(result.inliers[k])])
 
 
 def intersections_layer(result) -> QgsVectorLayer:
@@ -202,20 +220,11 @@ def intersections_layer(result) -> QgsVectorLayer:
     the outliers left out of the fit). Column, row, easting and northing are NULL where core has
     none (GCPs fitted from a file as they are).
     """
-    import numpy as np
-
     from .crs import result_crs
 
-    nulls = [(None, None)] * len(result.pixel_xy)
-    index = nulls if result.grid_index is None else result.grid_index.tolist()
-    grid = nulls if result.grid_xy is None else result.grid_xy.tolist()
-    res_px = np.hypot(*np.asarray(result.residual_px, dtype=np.float64).T)
-    res_map = np.hypot(*np.asarray(result.residual_map, dtype=np.float64).T)
     return memory_layer(INTERSECTIONS, "intersections", result_crs(result), (
-        (QgsGeometry.fromPointXY(QgsPointXY(*map(float, result.map_xy[k]))),
-         [k + 1, *index[k], *grid[k], *map(float, result.pixel_xy[k]), float(res_px[k]),
-          float(res_map[k]), bool(result.inliers[k])])
-        for k in range(len(nulls))))
+        (QgsGeometry.fromPointXY(QgsPointXY(*xy)), values)
+        for xy, values in _intersection_rows(result)))
 
 
 def write_intersections_gpkg(path: str | os.PathLike, result) -> Path:
@@ -223,49 +232,39 @@ def write_intersections_gpkg(path: str | os.PathLike, result) -> Path:
     layer ``intersections`` in the output CRS, atomically.
 
     Written with GDAL's own OGR rather than QGIS's vector writer: this runs in a task's
-    thread, where QGIS 3.22's writer now and then wrote the layer without its CRS while the
-    main thread was using CRSs too (seen in the plugin tests once detection got faster).
+    thread, where QGIS 3.22's writer now and then wrote the layer without its CRS (seen in
+    the plugin tests on two workers once detection got faster; the same layer's CRS was
+    valid EPSG:2154 just before the writer ran).
     """
-    import numpy as np
-    from osgeo import ogr, osr
+    from osgeo import ogr
 
     from ..core.atomic import atomic_output
+    from ..core.georef.crs import gdal_srs, parse_crs
 
     ogr.UseExceptions()
-    srs = osr.SpatialReference()
-    srs.ImportFromWkt(result.report["crs"]["output_wkt"])
-    srs.SetAxisMappingStrategy(osr.OAMS_TRADITIONAL_GIS_ORDER)   # x = easting
-    n = len(result.pixel_xy)
-    index = [(None, None)] * n if result.grid_index is None else result.grid_index.tolist()
-    grid = [(None, None)] * n if result.grid_xy is None else result.grid_xy.tolist()
-    res_px = np.hypot(*np.asarray(result.residual_px, dtype=np.float64).T)
-    res_map = np.hypot(*np.asarray(result.residual_map, dtype=np.float64).T)
+    types = {"integer": ogr.OFTInteger, "double": ogr.OFTReal, "boolean": ogr.OFTInteger}
     target = Path(path)
     with atomic_output(target) as tmp:
         source = ogr.GetDriverByName("GPKG").CreateDataSource(str(tmp))
-        layer = source.CreateLayer("intersections", srs, ogr.wkbPoint)
-        for name, kind in (("id", ogr.OFTInteger), ("column", ogr.OFTInteger),
-                           ("row", ogr.OFTInteger), ("easting", ogr.OFTReal),
-                           ("northing", ogr.OFTReal), ("pixel_x", ogr.OFTReal),
-                           ("pixel_y", ogr.OFTReal), ("residual_px", ogr.OFTReal),
-                           ("residual_map", ogr.OFTReal), ("used", ogr.OFTInteger)):
-            field = ogr.FieldDefn(name, kind)
-            if name == "used":
+        layer = source.CreateLayer("intersections",
+                                   gdal_srs(parse_crs(result.report["crs"]["output_wkt"])),
+                                   ogr.wkbPoint)
+        for name, kind in INTERSECTION_FIELDS:
+            field = ogr.FieldDefn(name, types[kind])
+            if kind == "boolean":
                 field.SetSubType(ogr.OFSTBoolean)
             layer.CreateField(field)
         layer.StartTransaction()
-        for k in range(n):
+        for xy, values in _intersection_rows(result):
             feature = ogr.Feature(layer.GetLayerDefn())
             point = ogr.Geometry(ogr.wkbPoint)
-            point.AddPoint_2D(*map(float, result.map_xy[k]))
+            point.AddPoint_2D(*xy)
             feature.SetGeometry(point)
-            values = [k + 1, *index[k], *grid[k], *map(float, result.pixel_xy[k]),
-                      float(res_px[k]), float(res_map[k]), int(bool(result.inliers[k]))]
             for i, value in enumerate(values):
                 if value is None:
                     feature.SetFieldNull(i)
                 else:
-                    feature.SetField(i, value)
+                    feature.SetField(i, int(value) if isinstance(value, bool) else value)
             layer.CreateFeature(feature)
         layer.CommitTransaction()
         source = None   # closed (written) before the rename

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from ..imageio import half_size
 from .angles import angle_difference, rho_at
 from .coarse import (
     CoarseScan,
@@ -112,8 +113,7 @@ def reduced_images(gray: np.ndarray, valid: np.ndarray | None, *, margin_px: int
     height, width = gray.shape
     coarse_scale, fine_scale = scales or working_scales(width, height)
     if half is None:
-        half = cv2.resize(gray, (max(1, width // 2), max(1, height // 2)),
-                          interpolation=cv2.INTER_AREA)
+        half = half_size(gray)
     ridge = ridge_image(half, RIDGE_HALF_WIDTH_HALF_RES)
     del half
     # paper grain makes shallow ridges everywhere: drop them, then clip (one table look-up)

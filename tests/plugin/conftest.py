@@ -2,9 +2,8 @@
 
 QGIS keeps custom CRSs (the Paris atlas grid the plugin registers) in the profile's
 database: the tests point QGIS at a temporary profile so they never touch the user's. Each
-test process has its own: pytest-xdist's workers inherit the environment of the process
-that starts them, and two QGIS instances writing one profile's CRS database at once gave a
-worker's EPSG:2154 result layer no CRS (seen once the detection ran at another pace).
+test process makes its own: pytest-xdist's workers inherit the environment of the process
+that starts them, so they all used that process's profile.
 """
 
 from __future__ import annotations
