@@ -8,7 +8,11 @@ OpenType ``onum`` feature, or the font's own default, such as EB Garamond's); ro
 italic, bold, condensed or stretched, sometimes slanted, thin or thick. They are drawn on
 paper with what surrounds grid labels on a sheet (the grid line's tick through the figures,
 frame lines above or below, a neighbouring word, hatching, specks, broken strokes),
-blurred, reduced to a text height of 4 to 48 px, with noise and JPEG. The word then goes
+blurred, reduced to a text height of 4 to 48 px, with noise and JPEG. A share of the
+words are shown turned half a turn (the reader looks at every word both ways up: turned,
+``6008`` reads ``8009`` and ``2750`` reads nothing) or are map words of letters (read as
+nothing), so that the way up that is wrong, or a street name, does not read as a grid value
+with confidence. The word then goes
 through the same steps as on a sheet: the long strokes removed
 (:func:`core.gridlabels.strips.strip_ink`), the word cut from its box
 (:func:`core.gridlabels.numerals.word_image`, the box jittered as the word finder misplaces
@@ -36,6 +40,24 @@ FONT_ROOTS = (Path("/usr/share/fonts"), Path("/usr/share/texmf/fonts/opentype"))
 EXCLUDED = ("paratype", "crosextra", "urw-base35", "/Type1/", "lyx", "lm-math", "Symbol",
             "D050000L")
 STEPS = (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 2500, 5000, 10000)
+#: Shares of the samples shown turned half a turn, and of map words of letters.
+TURNED = 0.15
+LETTERS = 0.08
+#: Map words (no figures) the reader must read as nothing.
+MAP_WORDS = ("Rue", "PLAN", "Lycée", "Quai", "PARIS", "Place", "Boulevard", "Théâtre", "NORD",
+             "SUD", "Église", "Marché", "Seine", "Pont", "de la", "Ecole", "FLEUVE", "Ambassade",
+             "Poste", "Mairie", "Av.", "St", "Cour", "Impasse", "Hôtel", "Jardin", "Caserne",
+             "Métre", "Échelle", "Feuille", "A", "B", "C", "D", "IV", "XII", "Bd", "Pl.")
+#: How figures read turned half a turn (the others read as nothing).
+_TURNED_FIGURE = {"0": "0", "1": "1", "6": "9", "8": "8", "9": "6"}
+
+
+def turned_text(text: str) -> str:
+    """What ``text`` reads turned half a turn: its figures that read as figures so
+    (``6008`` -> ``8009``), else nothing."""
+    if not text or any(c not in _TURNED_FIGURE for c in text) or text.endswith("0"):
+        return ""                # a leading zero turned up: no printed value reads so
+    return "".join(_TURNED_FIGURE[c] for c in reversed(text))
 
 
 @dataclass(frozen=True)
@@ -174,6 +196,8 @@ def scene(rng: np.random.Generator) -> tuple[np.ndarray, str, str]:
     font name)."""
     spec = pick_font(rng)
     main, raised, target = grid_value_text(rng)
+    if rng.random() < LETTERS:
+        main, raised, target = str(rng.choice(MAP_WORDS)), "", ""
     size = int(rng.integers(40, 90))
     ink = _word_ink(rng, spec, size, main, raised)
     th, tw = ink.shape
@@ -245,6 +269,8 @@ def scene(rng: np.random.Generator) -> tuple[np.ndarray, str, str]:
     h = th * k
     box = np.array([x0 * k, y0 * k, (x0 + tw) * k, (y0 + th) * k])
     box += rng.normal(0, 0.08, 4) * h
+    if rng.random() < TURNED:
+        return net_input(word_image(dark, box, 2)), turned_text(target), spec.name + " turned"
     return net_input(word_image(dark, box, 0)), target, spec.name
 
 

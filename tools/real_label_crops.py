@@ -6,7 +6,9 @@ the grid coordinate that stays constant along the line, printed without its sign
 sheet goes through the reader's own steps (graticule detection, :func:`core.gridlabels.
 words.margin_words`), and at each line end the word that is the label is taken: the one
 centred on its line (within a third of its length) whose length fits the value's figures
-(at least 0.45 of a text height per figure), the widest such; its way up is the one the
+(at least 0.45 of a text height per figure), near the line's outermost crossing (0.12
+cell), and of those the one the given model reads the value in best (a weak model still
+tells a label from a frame line or a word); its way up is the one the
 way Jacoubet's engraver printed it (column labels upright on the north-up sheet, row labels
 read from outside the frame: their top points out of the map). These rules of one atlas make
 the ground truth of these three sheets only: the reader itself knows nothing of them.
@@ -26,6 +28,11 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 JACOUBET = ROOT.parent / "shared" / "data" / "jacoubet-1836"
+#: Line ends whose picked word was checked by eye and is not the label.
+REJECTS = Path(__file__).with_name("real_label_rejects.txt")
+#: Of the words near a line end, the label is the one the model reads the value in best,
+#: if at least this probable (else the line end gives no label).
+MIN_P = 1e-4
 
 
 def _points(path: Path) -> tuple[np.ndarray, np.ndarray]:
@@ -94,10 +101,9 @@ def sheet_crops(sheet: str, model: Path | None = None) -> list[dict]:
         o = int(np.argmax([np.dot(u, up) for u in w.ups]))
         p = pair_probabilities(logp[i], np.array([o]), [text])[0]
         key = (w.family, w.line, w.end)
-        dist = float(np.hypot(*(centre_w - end_point)))
-        if key not in best or dist < best[key][0]:
-            best[key] = (dist, {"image": w.images[o], "text": text, "family": w.family,
-                                "line": w.line, "end": w.end, "p": float(p)})
+        if p >= MIN_P and (key not in best or p > best[key][0]):
+            best[key] = (float(p), {"image": w.images[o], "text": text, "family": w.family,
+                                    "line": w.line, "end": w.end, "p": float(p)})
     return [v for _, v in best.values()]
 
 
@@ -113,16 +119,21 @@ def main() -> None:
     ap.add_argument("--sheets", default="020,021,049")
     args = ap.parse_args()
     images, texts, sheets = [], [], []
+    ends = []
+    rejects = {tuple(line.split()) for line in REJECTS.read_text().splitlines()
+               if line.strip() and not line.startswith("#")}
     for sheet in args.sheets.split(","):
-        crops = sheet_crops(sheet, args.model)
+        crops = [c for c in sheet_crops(sheet, args.model)
+                 if (sheet, str(c["family"]), str(c["line"]), str(c["end"])) not in rejects]
         print(f"{sheet}: {len(crops)} labels")
         for c in crops:
             images.append(c["image"])
             texts.append(c["text"])
             sheets.append(sheet)
+            ends.append((c["family"], c["line"], c["end"]))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(args.out, images=np.array(images, dtype=object), texts=np.array(texts),
-                        sheets=np.array(sheets))
+                        sheets=np.array(sheets), ends=np.array(ends))
 
 
 if __name__ == "__main__":

@@ -48,7 +48,7 @@ from core.gridlabels.numerals import (  # noqa: E402
     net_input,
     read_logits,
 )
-from tools.numeral_samples import scene  # noqa: E402
+from tools.numeral_samples import TURNED, scene, turned_text  # noqa: E402
 
 
 def conv(cin: int, cout: int, k: tuple[int, int] = (3, 3)) -> nn.Sequential:
@@ -111,6 +111,9 @@ def real_sample(rng: np.random.Generator, real: tuple) -> tuple[np.ndarray, str,
         ok, buf = cv2.imencode(".jpg", 255 - img, [cv2.IMWRITE_JPEG_QUALITY,
                                                    int(rng.integers(30, 95))])
         img = 255 - cv2.imdecode(buf, cv2.IMREAD_GRAYSCALE)
+    if rng.random() < TURNED:
+        return net_input(np.ascontiguousarray(img[::-1, ::-1])), turned_text(str(texts[i])), \
+            "real turned"
     return net_input(img), str(texts[i]), "real"
 
 
@@ -120,7 +123,8 @@ def make_batch(rng: np.random.Generator, n: int, real: tuple | None = None,
     items = [real_sample(rng, real) for _ in range(n_real)] + [scene(rng)
                                                                for _ in range(n - n_real)]
     x = torch.from_numpy(np.stack([i[0] for i in items])[:, None])
-    targets = [torch.tensor([1 + SYMBOLS.index(c) for c in i[1]]) for i in items]
+    targets = [torch.tensor([1 + SYMBOLS.index(c) for c in i[1]], dtype=torch.long)
+               for i in items]
     return x, targets, [i[1] for i in items], [i[2] for i in items]
 
 
