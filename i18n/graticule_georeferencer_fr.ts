@@ -100,8 +100,8 @@
     </message>
     <message>
         <location filename="../plugin/dialogs/georeference_dialog.py" line="124"/>
-        <source>automatic: NNN-INPUT-MASK.png beside the sheet, if any</source>
-        <translation>automatique : NNN-INPUT-MASK.png à côté de la planche, s'il existe</translation>
+        <source>automatic: NNN-INPUT-MASK.png or NAME-MASK.png beside the sheet, if any</source>
+        <translation>automatique : NNN-INPUT-MASK.png ou NOM-MASK.png à côté de la planche, s'il existe</translation>
     </message>
     <message>
         <location filename="../plugin/tasks.py" line="33"/>
@@ -645,8 +645,8 @@
     </message>
     <message>
         <location filename="../plugin/dialogs/blocks_dialog.py" line="32"/>
-        <source>automatic: NNN-INPUT-MASK.png beside the sheet, else found on the sheet</source>
-        <translation>automatique : NNN-INPUT-MASK.png à côté de la planche, sinon trouvé sur la planche</translation>
+        <source>automatic: NNN-INPUT-MASK.png or NAME-MASK.png beside the sheet, else found on the sheet</source>
+        <translation>automatique : NNN-INPUT-MASK.png ou NOM-MASK.png à côté de la planche, sinon trouvé sur la planche</translation>
     </message>
     <message>
         <location filename="../plugin/processing_provider/building_blocks.py" line="66"/>
@@ -790,10 +790,10 @@ Le PNG facultatif est la sortie de la tâche 1 de MapSeg : 255 sur les îlots, u
         <location filename="../plugin/processing_provider/map_area.py" line="27"/>
         <source>Finds the map content inside the frame of a scanned sheet, without the margins, titles and legends, as in ICDAR 2021 MapSeg task 2.
 
-The output is a single-channel PNG of the sheet&apos;s size: 255 on the map, 0 elsewhere. Name it NNN-INPUT-MASK.png beside NNN-INPUT.jpg and the other algorithms use it by default.</source>
+The output is a single-channel PNG of the sheet&apos;s size: 255 on the map, 0 elsewhere. Name it NNN-INPUT-MASK.png beside NNN-INPUT.jpg (or NAME-MASK.png beside NAME.jpg) and the other algorithms use it by default.</source>
         <translation>Trouve le contenu cartographique à l'intérieur du cadre d'une planche numérisée, sans les marges, titres et légendes, comme dans la tâche 2 d'ICDAR 2021 MapSeg.
 
-La sortie est un PNG à un canal de la taille de la planche : 255 sur la carte, 0 ailleurs. Nommez-le NNN-INPUT-MASK.png à côté de NNN-INPUT.jpg et les autres algorithmes l'utiliseront par défaut.</translation>
+La sortie est un PNG à un canal de la taille de la planche : 255 sur la carte, 0 ailleurs. Nommez-le NNN-INPUT-MASK.png à côté de NNN-INPUT.jpg (ou NOM-MASK.png à côté de NOM.jpg) et les autres algorithmes l'utiliseront par défaut.</translation>
     </message>
     <message>
         <location filename="../plugin/processing_provider/map_area.py" line="37"/>
@@ -871,12 +871,12 @@ La sortie est un PNG à un canal de la taille de la planche : 255 sur la carte, 
 
 The points are placed on the sheet as QGIS shows it (pixel positions for an image without georeferencing), with their grid column and row, a confidence between 0 and 1 and whether both lines are drawn through the crossing (visible). The optional CSV has the ICDAR 2021 MapSeg format (x,y in pixels, y downwards) and lists the visible crossings, as MapSeg ground truth does.
 
-Map-area mask: a PNG (255 = map) of the sheet&apos;s size; when left empty, NNN-INPUT-MASK.png beside NNN-INPUT.jpg is used if present, else the map area is found automatically. Grid spacing: the distance between grid lines in pixels, if known (0 = find it).</source>
+Map-area mask: a PNG (255 = map) of the sheet&apos;s size; when left empty, NNN-INPUT-MASK.png beside NNN-INPUT.jpg (or NAME-MASK.png beside NAME.jpg) is used if present, else the map area is found automatically. Grid spacing: the distance between grid lines in pixels, if known (0 = find it).</source>
         <translation>Trouve les lignes du carroyage imprimées sur une planche numérisée et leurs intersections, à une fraction de pixel près.
 
 Les points sont placés sur la planche telle que QGIS l'affiche (positions en pixels pour une image non géoréférencée), avec leur colonne et leur ligne dans le carroyage, une confiance entre 0 et 1 et l'indication que les deux lignes traversent bien le croisement (visible). Le CSV facultatif suit le format ICDAR 2021 MapSeg (x,y en pixels, y vers le bas) et donne les croisements visibles, comme la vérité terrain de MapSeg.
 
-Masque de l'emprise : un PNG (255 = carte) de la taille de la planche ; s'il est laissé vide, NNN-INPUT-MASK.png à côté de NNN-INPUT.jpg est utilisé s'il existe, sinon l'emprise de la carte est trouvée automatiquement. Pas du carroyage : la distance entre les lignes en pixels, si on la connaît (0 = la trouver).</translation>
+Masque de l'emprise : un PNG (255 = carte) de la taille de la planche ; s'il est laissé vide, NNN-INPUT-MASK.png à côté de NNN-INPUT.jpg (ou NOM-MASK.png à côté de NOM.jpg) est utilisé s'il existe, sinon l'emprise de la carte est trouvée automatiquement. Pas du carroyage : la distance entre les lignes en pixels, si on la connaît (0 = la trouver).</translation>
     </message>
     <message>
         <location filename="../plugin/processing_provider/building_blocks.py" line="55"/>

@@ -26,8 +26,9 @@ def detect(sheet: Path, mask: str | Path | None, progress: Progress | None, *,
            spacing_px: float | None = None):
     """Detect the graticule intersections of ``sheet`` -> ``core`` GraticuleResult.
 
-    ``mask``: the map-area mask (None: ``NNN-INPUT-MASK.png`` beside the sheet if present,
-    else the map area computed by ``core.maparea``, as the command line does);
+    ``mask``: the map-area mask (None: ``NNN-INPUT-MASK.png`` or ``<stem>-MASK.png`` beside
+    the sheet if present, else the map area computed by ``core.maparea``, as the command
+    line does);
     ``spacing_px``: the distance between grid lines in pixels if known.
     """
     from ..core.graticule import COMPUTE, detect_on_sheet

@@ -10,8 +10,8 @@ Directory mode (every NNN-INPUT.jpg; MapSeg names; progress bar; goes on past ba
     python -m core.blocks SHEETS_DIR -o OUT_DIR [--level ...] [--gpkg] [--georef DIR]
 
 writes OUT_DIR/NNN-OUTPUT-PRED.png (and OUT_DIR/NNN-OUTPUT-PRED.gpkg with --gpkg).
-The map-area mask is --mask, else NNN-INPUT-MASK.png beside the sheet, else computed with
-core.maparea.
+The map-area mask is --mask, else NNN-INPUT-MASK.png or <stem>-MASK.png beside the sheet,
+else computed with core.maparea.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from ..batch import SheetReport, add_batch_options, batch_options, run_batch
 from ..cli import number, run_cli
 from ..errors import InputError
 from ..imageio import check_readable_file
-from ..mapseg_names import INPUT_MASK, OUTPUT_PRED, list_inputs, sheet_id, sheet_mask
+from ..mapseg_names import OUTPUT_PRED, list_inputs, mask_for_input, sheet_id, sheet_mask
 from ..outputs import check_outputs
 from .export import write_outputs
 from .georeference import Georeference, find_georeference
@@ -46,8 +46,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="output PNG (single sheet) or directory (directory mode)")
     ap.add_argument("--mask", type=Path,
                     help="map-area mask PNG (directory mode: a directory of "
-                         "NNN-INPUT-MASK.png); default: NNN-INPUT-MASK.png beside the sheet, "
-                         "else computed")
+                         "NNN-INPUT-MASK.png); default: NNN-INPUT-MASK.png or "
+                         "<stem>-MASK.png beside the sheet, else computed")
     ap.add_argument("--level", choices=LEVELS, default="blocks",
                     help="blocks (default) or shapes (blocks split into every closed shape)")
     ap.add_argument("--gpkg", nargs="?", const=True, default=None, metavar="GPKG",
@@ -84,8 +84,7 @@ def _mask_for(image: Path, mask_arg: Path | None, directory_mode: bool) -> Path 
     if not mask_arg.is_dir():
         raise InputError(f"{mask_arg} is not a directory; in directory mode --mask "
                          "names a directory of NNN-INPUT-MASK.png")
-    m = mask_arg / f"{sheet_id(image)}{INPUT_MASK}"
-    return m if m.is_file() else None
+    return mask_for_input(image, mask_arg)
 
 
 def _process(image: Path, png: Path | None, gpkg: Path | None, mask: Path | None,

@@ -64,8 +64,9 @@ def build_parser() -> argparse.ArgumentParser:
                                           "the input; for a directory input, the parent of "
                                           "the per-sheet directories)")
     m = p.add_mutually_exclusive_group()
-    m.add_argument("--mask", help="map-area mask, 0 outside (default NNN-INPUT-MASK.png "
-                                  "beside the input when present)")
+    m.add_argument("--mask", help="map-area mask, 0 outside (default NNN-INPUT-MASK.png or "
+                                  "<stem>-MASK.png beside the input when present, else the "
+                                  "map area computed)")
     m.add_argument("--no-mask", action="store_true", help="ignore any map-area mask")
     p.add_argument("--resampling", default="bilinear", choices=RESAMPLING,
                    help="resampling of warped outputs (default bilinear)")

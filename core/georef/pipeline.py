@@ -339,10 +339,10 @@ def georeference(input_path: str | os.PathLike, crs: str, *, grid_crs: str | Non
         gcps_only: fit the ``gcps`` points as they are, without detection.
         transform: helmert, affine, projective, poly2, poly3 or tps.
         outdir: output directory (default ``<stem>_georef/`` beside the input).
-        mask: map-area mask (0 = outside): a path, "auto" (``NNN-INPUT-MASK.png`` beside
-            the input if present; otherwise detection searches the map area computed by
-            ``core.maparea``, and the GeoTIFF has no alpha) or None/False for none (the whole
-            image is searched).
+        mask: map-area mask (0 = outside): a path, "auto" (``NNN-INPUT-MASK.png`` or
+            ``<stem>-MASK.png`` beside the input if present; otherwise detection searches
+            the map area computed by ``core.maparea``, and the GeoTIFF has no alpha) or
+            None/False for none (the whole image is searched).
         resampling: near, bilinear, cubic or lanczos (warped kinds only).
         threshold_px: outlier threshold in pixels (default 3% of a grid cell).
         outliers: magsac, ransac or none.

@@ -121,7 +121,8 @@ class GeoreferenceDialog(TaskDialog):
     # ---- layout -------------------------------------------------------------------------
 
     def _build(self) -> None:
-        self.sheet_box(tr("automatic: NNN-INPUT-MASK.png beside the sheet, if any"))
+        self.sheet_box(tr("automatic: NNN-INPUT-MASK.png or NAME-MASK.png beside the sheet, "
+                          "if any"))
         grid_box = QGroupBox(tr("Graticule"), self)
         form = QFormLayout(grid_box)
         self.grid_crs = QgsProjectionSelectionWidget(grid_box)
