@@ -24,8 +24,9 @@ memory and the other not.
 
 Real sheets (``--real DIR``, default every folder of ``../shared/data`` holding one): each
 ``<prefix>INPUT.jpg`` with its ground truth ``<prefix>OUTPUT-GT.csv`` or ``GRATICULE-GT.csv``
-beside it is detected in the same way, with its ``<prefix>INPUT-MASK.png`` when there is one
-(else with the map area computed), and scored with the PDS.
+beside it is detected in the same way, with the map area computed (the command line's default
+without a mask file) and, when there is one, with its ``<prefix>INPUT-MASK.png``, and scored
+with the PDS. ``--count 0`` scores the real sheets only.
 """
 
 from __future__ import annotations
@@ -145,7 +146,10 @@ def main(argv: list[str] | None = None) -> int:
 
     from core.formats.mapseg_csv import read_points_csv
 
-    sheets = _generate(args.dir, args.count, args.size, args.seed)
+    sheets = _generate(args.dir, args.count, args.size, args.seed) if args.count > 0 else []
+    if not sheets:
+        _real_sheets(args.real, args.repeat)
+        return 0
     rows = {"mask": [], "nomask": []}
     print(f"2 CPUs shared: load average {os.getloadavg()[0]:.1f} at the start")
     print(f"{'sheet':<6} {'diff':>5} {'orient':>7} | {'PDS mask':>8} {'PDS auto':>8} | "
@@ -201,7 +205,8 @@ def _times(r: dict) -> str:
 
 
 def _real_inputs(folders: list[Path] | None) -> list[tuple[Path, Path | None, Path]]:
-    """(image, mask or None, ground truth) of every real sheet with ground truth."""
+    """(image, mask or None, ground truth) of every real sheet with ground truth: each sheet
+    once with the map area computed (mask None), and once more with its mask file if any."""
     if folders is None:
         shared = REPO.parent / "shared" / "data"
         folders = sorted(p for p in shared.iterdir() if p.is_dir()) if shared.is_dir() else []
@@ -212,8 +217,10 @@ def _real_inputs(folders: list[Path] | None) -> list[tuple[Path, Path | None, Pa
             gt = next((g for g in (folder / f"{prefix}OUTPUT-GT.csv",
                                    folder / "GRATICULE-GT.csv") if g.is_file()), None)
             if gt is not None:
+                out.append((image, None, gt))
                 mask = folder / f"{prefix}INPUT-MASK.png"
-                out.append((image, mask if mask.is_file() else None, gt))
+                if mask.is_file():
+                    out.append((image, mask, gt))
     return out
 
 
@@ -223,7 +230,8 @@ def _real_sheets(folders: list[Path] | None, repeat: int) -> None:
     sheets = _real_inputs(folders)
     if not sheets:
         return
-    print(f"\nreal sheets (with their mask, else the map area computed, its time included):"
+    print(f"\nreal sheets (the map area computed, its time included, and with the mask file "
+          f"when there is one):"
           f"\n{'sheet':<40} {'mask':>5} {'PDS':>7} | {'decode s':>8} {'detect s':>8} "
           f"{'ratio':>5} | {'decode cpu':>10} {'detect cpu':>10} {'ratio':>5}")
     for image, mask, gt in sheets:

@@ -117,6 +117,14 @@ def runs(qgis_process, qp_sheet) -> dict[str, Future]:
     jobs["detectgraticule"] = qgis_process.submit(
         "detectgraticule", INPUT=sheet.image, MASK=sheet.mask,
         OUTPUT=sheet.out / "intersections.gpkg", OUTPUT_CSV=sheet.out / "intersections.csv")
+    if sheet.name == "real":   # no mask given and none beside the sheet: the map area computed
+        alone = sheet.out / "no-mask"
+        alone.mkdir()
+        (alone / sheet.image.name).symlink_to(sheet.image)
+        jobs["detectgraticule-computed"] = qgis_process.submit(
+            "detectgraticule", INPUT=alone / sheet.image.name,
+            OUTPUT=sheet.out / "intersections-computed.gpkg",
+            OUTPUT_CSV=sheet.out / "intersections-computed.csv")
     jobs["maparea"] = qgis_process.submit("maparea", INPUT=sheet.image,
                                           OUTPUT=sheet.out / "map-area.png")
     if sheet.blocks is not None:
@@ -178,6 +186,18 @@ def test_detectgraticule_finds_every_intersection_within_2_px(runs, qp_sheet):
     assert distances.min(axis=1).max() < 2.0, distances.min(axis=1)
     csv = read_csv_points(Path(detection["OUTPUT_CSV"]))
     assert np.abs(np.sort(csv, axis=0) - np.sort(found, axis=0)).max() < 0.01
+
+
+def test_detectgraticule_finds_the_real_crops_crossings_with_the_map_area_computed(
+        runs, qp_sheet):
+    if qp_sheet.name != "real":
+        pytest.skip("the generated sheet is run with its mask only")
+    detection = runs["detectgraticule-computed"].result()
+    truth = read_csv_points(qp_sheet.gt_csv)
+    found = read_csv_points(Path(detection["OUTPUT_CSV"]))
+    assert detection["COUNT"] == len(found) == len(truth) == 3
+    distances = np.linalg.norm(truth[:, None, :] - found[None, :, :], axis=2)
+    assert distances.min(axis=1).max() < 2.0, distances.min(axis=1)
 
 
 def test_georeference_fits_with_small_rmse_and_writes_a_geotiff_in_the_target_crs(
