@@ -34,7 +34,7 @@ from .gridsearch import (
     reduced_mask,
     working_scales,
 )
-from .intersections import drawn_through, refine_crossing
+from .intersections import LocalLine, drawn_through, refine_crossing
 from .linetrack import LineTrack, ValidArea, find_line_near, track_line
 from .result import GraticuleResult, LineFamily
 
@@ -408,6 +408,12 @@ def _intersections(gray: np.ndarray, families: list[list[_Line]], hyp: GridHypot
             refined = refine_crossing(gray, guess, a.track.direction, b.track.direction,
                                       min_strength=cfg.min_strength,
                                       search_px=(WIDE_CROSSING_SEARCH_PX,) * 2)
+            # ... and keep what it finds only when it is that line: as near the guess as the
+            # lines were seen to be, and both lines seen on both sides of the crossing over
+            # at least half their blocks there (a label's or a street's stroke found in the
+            # wider search, or one end of a line, is not the crossing)
+            if refined is not None and not _clearly_crossed(refined, guess, min(search)):
+                refined = None
         if refined is None:
             continue
         p, la, lb = refined
@@ -426,6 +432,15 @@ def _intersections(gray: np.ndarray, families: list[list[_Line]], hyp: GridHypot
     return GraticuleResult(np.array(points).reshape(-1, 2), np.array(index).reshape(-1, 2),
                            np.array(conf), col_family, row_family, (width, height),
                            np.array(visible, dtype=bool))
+
+
+def _clearly_crossed(refined: tuple[np.ndarray, LocalLine, LocalLine], guess: np.ndarray,
+                     within_px: float) -> bool:
+    """Whether a crossing found by the wider search is the predicted one: within
+    ``within_px`` of the guess, each line seen in at least half of its blocks on each side."""
+    p, la, lb = refined
+    return bool(np.hypot(*(p - guess)) <= within_px) and all(
+        2 * min(line.before, line.after) >= line.blocks // 2 for line in (la, lb))
 
 
 def _family(lines: list[_Line], angle_deg: float, spacing: float,
