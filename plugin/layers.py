@@ -28,7 +28,7 @@ from .i18n import tr
 from .sheets import pixel_to_layer
 
 
-def _marker(shape: str, colour: str, size: float, outline: str = "#1b1b1b",
+def marker(shape: str, colour: str, size: float, outline: str = "#1b1b1b",
             width: float = 0.3) -> QgsMarkerSymbol:
     return QgsMarkerSymbol.createSimple({"name": shape, "color": colour, "size": str(size),
                                          "outline_color": outline, "outline_width": str(width)})
@@ -46,8 +46,8 @@ def used_renderer(used: QgsSymbol, left: QgsSymbol, used_title: str,
 
 def style_intersections(layer: QgsVectorLayer) -> None:
     """Used intersections as green dots, outliers as red crosses; residuals as labels."""
-    layer.setRenderer(used_renderer(_marker("circle", "#2e9e44", 3.0),
-                                    _marker("cross2", "#d7301f", 4.0), tr("Used in the fit"),
+    layer.setRenderer(used_renderer(marker("circle", "#2e9e44", 3.0),
+                                    marker("cross2", "#d7301f", 4.0), tr("Used in the fit"),
                                     tr("Left out (outlier)")))
     settings = QgsPalLayerSettings()
     settings.fieldName = "format_number(\"residual_px\", 1) || ' px'"
@@ -155,7 +155,7 @@ def detected_points_layer(graticule, sheet_layer: QgsRasterLayer) -> QgsVectorLa
     """A temporary layer of detected intersections drawn as red crosses over the
     (unreferenced) sheet."""
     layer = detection_layer(graticule, sheet_layer, sheet_layer.crs())
-    layer.renderer().setSymbol(_marker("cross", "#d7301f", 6.0, "#d7301f", 0.6))
+    layer.renderer().setSymbol(marker("cross", "#d7301f", 6.0, "#d7301f", 0.6))
     return layer
 
 

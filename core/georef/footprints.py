@@ -346,3 +346,22 @@ def _set_values(feature, values: dict[str, object]) -> None:
             feature.SetFieldNull(index)
         else:
             feature.SetField(index, int(value) if isinstance(value, bool) else value)
+
+
+def run_settings(folder: str | os.PathLike) -> dict | None:
+    """What a directory run used, from the report of its first placed sheet: ``crs`` and
+    ``grid_crs`` (WKT), ``spacing`` and ``transform`` (to review a refused sheet of the
+    run the same way); None when no sheet of it was placed."""
+    ogr = _ogr()
+    source = ogr.Open(str(Path(folder) / FOOTPRINTS_NAME))
+    if source is None:
+        return None
+    for feature in source.GetLayerByName("footprints"):
+        try:
+            report = json.loads(Path(feature["report"]).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        crs = report["crs"]
+        return {"crs": crs["output_wkt"], "grid_crs": crs.get("grid_wkt") or crs["output_wkt"],
+                "spacing": report.get("spacing"), "transform": report["transform"]["kind"]}
+    return None

@@ -269,8 +269,9 @@ class Review:
     labels : list of dict
         The grid labels read on the sheet (``box``, ``text``, ``value``, ``family``,
         ``line``, ``used``, ``why``; other keys kept as read).
-    refusal : str or None
-        Why the sheet was refused (the error's one line), for a refused sheet.
+    refusal : InputError or None
+        The refusal of a refused sheet (its one line: ``str(refusal)``, or
+        ``refusal.render`` as each front end words options).
     certainty : float or None
         The labelling's certainty when the reader gives one.
     candidates : list
@@ -294,7 +295,7 @@ class Review:
     crossings: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
     spacing: float | None = None
     labels: list[dict] = field(default_factory=list)
-    refusal: str | None = None
+    refusal: InputError | None = None
     certainty: float | None = None
     candidates: list = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
@@ -495,7 +496,7 @@ def refused_review(sheet: str | os.PathLike, refusal: InputError, *, crs: str,
                   outdir=Path(outdir) if outdir else image.with_name(f"{image.stem}_georef"),
                   mask=Path(mask) if mask else None, crossings=crossings.copy(),
                   spacing=spacing, labels=list(getattr(refusal, "labels", []) or []),
-                  refusal=str(refusal), certainty=getattr(refusal, "certainty", None),
+                  refusal=refusal, certainty=getattr(refusal, "certainty", None),
                   candidates=list(getattr(refusal, "candidates", []) or []),
                   graticule=graticule)
 

@@ -80,6 +80,8 @@ def test_cancelling_stops_the_task_and_writes_nothing(dialog, sheet, tmp_path):
 
 
 def test_problems_are_one_line_messages(dialog, sheet, tmp_path):
+    from qgis.PyQt.QtWidgets import QPushButton
+
     # no anchor and no .points file: core reads the grid values printed on the sheet; this
     # sheet prints none, so core's error says what to do, naming the form's fields
     lonely = tmp_path / "lonely.jpg"
@@ -88,10 +90,16 @@ def test_problems_are_one_line_messages(dialog, sheet, tmp_path):
     dialog.outdir.setFilePath(str(tmp_path / "none"))
     assert dialog.start_georeference() is not None
     wait_for_task(dialog)
-    error = dialog.iface.messages()[-1]
+    # a refusal: one short line in the message bar with a Review… button, all of it in
+    # the dialog's status line (and behind its Details button, with the labels read)
+    item = dialog.iface.messageBar().items()[-1]
+    assert "\n" not in item.text() and len(item.text()) <= 140
+    assert item.findChild(QPushButton, "GraticuleGeoreferencerReviewRefused") is not None
+    error = dialog.status.text()
     assert "which intersection is which" in error and "“Anchor”" in error, error
     assert "--" not in error and not (tmp_path / "none").exists()
-    assert dialog.progress.value() == 0          # no bar left half-way after a failure
+    assert "labels read" in dialog.status.details()
+    assert dialog.review_button.isEnabled() and dialog.last_review.refused
     dialog.iface.messageBar().clearWidgets()
     # a bad anchor
     fill_anchor(dialog.anchor_rows[0], 10, 20, "abc", 4)
@@ -106,6 +114,7 @@ def test_problems_are_one_line_messages(dialog, sheet, tmp_path):
     error = dialog.iface.messages()[-1]
     assert "missing-mask.png" in error and "no such file" in error
     assert "Traceback" not in error and "\n" not in error
+    assert dialog.progress.value() == 0          # no bar left half-way after a failure
 
 
 def test_pick_an_intersection_on_the_canvas(dialog, sheet, tmp_path):
