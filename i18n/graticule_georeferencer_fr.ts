@@ -219,12 +219,12 @@
         <translation>Fermer</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="203"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="204"/>
         <source>Choose the grid CRS (the coordinates printed on the sheet).</source>
         <translation>Choisissez le SCR du carroyage (celui des coordonnées imprimées sur la planche).</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="205"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="206"/>
         <source>Choose the target CRS of the georeferenced sheet.</source>
         <translation>Choisissez le SCR cible de la planche géoréférencée.</translation>
     </message>
@@ -239,12 +239,12 @@
         <translation>Un traitement est déjà en cours ; attendez sa fin ou annulez-le.</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="227"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="228"/>
         <source>Detecting the graticule of {0}</source>
         <translation>Détection du carroyage de {0}</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="233"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="234"/>
         <source>Georeferencing {0}</source>
         <translation>Géoréférencement de {0}</translation>
     </message>
@@ -259,7 +259,7 @@
         <translation>{0} : échec.</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="227"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="228"/>
         <source>Detection</source>
         <translation>Détection</translation>
     </message>
@@ -269,22 +269,22 @@
         <translation>Géoréférencement</translation>
     </message>
     <message>
-        <location filename="../plugin/review/canvas.py" line="109"/>
+        <location filename="../plugin/review/canvas.py" line="117"/>
         <source>QGIS cannot open {0}.</source>
         <translation>QGIS ne peut pas ouvrir {0}.</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="385"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="383"/>
         <source>Detect the intersections first.</source>
         <translation>Détectez d'abord les intersections.</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="394"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="392"/>
         <source>Click an intersection (red cross) on the map.</source>
         <translation>Cliquez sur une intersection (croix rouge) dans la carte.</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="410"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="408"/>
         <source>No detected intersection near the click; click closer to a red cross.</source>
         <translation>Aucune intersection détectée près du clic ; cliquez plus près d'une croix rouge.</translation>
     </message>
@@ -314,7 +314,7 @@
         <translation>terminé</translation>
     </message>
     <message>
-        <location filename="../plugin/review/canvas.py" line="135"/>
+        <location filename="../plugin/review/canvas.py" line="143"/>
         <source>Used in the fit</source>
         <translation>Retenue pour le calage</translation>
     </message>
@@ -619,17 +619,17 @@
         <translation>La couche « {0} » ne lit pas un fichier sur le disque ; enregistrez-la d'abord en GeoTIFF.</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="242"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="240"/>
         <source>{0} intersections found, {1} px apart. Pick one on the map to anchor the grid.</source>
         <translation>{0} intersections trouvées, espacées de {1} px. Choisissez-en une sur la carte pour caler le carroyage.</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="339"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="337"/>
         <source>{0} georeferenced: RMSE {1} {2} ({3} px) over {4} of {5} intersections. Files in {6}</source>
         <translation>{0} géoréférencée : erreur quadratique moyenne {1} {2} ({3} px) sur {4} intersections retenues parmi {5}. Fichiers dans {6}</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="417"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="415"/>
         <source>Intersection column {0}, row {1} at pixel ({2}; {3}): now type its easting and northing.</source>
         <translation>Intersection colonne {0}, ligne {1}, au pixel ({2} ; {3}) : saisissez maintenant ses coordonnées est et nord.</translation>
     </message>
@@ -974,7 +974,7 @@ Masque de l'emprise : un PNG (255 = carte) de la taille de la planche ; s'il est
         <translation>Distance entre deux lignes du carroyage, dans l'unité du SCR du carroyage (1000 m sur l'atlas de Paris) ; automatique : le pas des valeurs du carroyage imprimées sur la planche, sinon 1000</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="349"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="347"/>
         <source>Leave the anchors empty to read the grid values printed on the sheet; or type the pixel position of an intersection and its grid coordinates, or detect the intersections and pick one on the map.</source>
         <translation>Laissez les repères vides pour lire les valeurs du carroyage imprimées sur la planche ; ou saisissez la position en pixels d'une intersection et ses coordonnées dans le carroyage, ou détectez les intersections et choisissez-en une sur la carte.</translation>
     </message>
@@ -984,12 +984,12 @@ Masque de l'emprise : un PNG (255 = carte) de la taille de la planche ; s'il est
         <translation>{0} valeurs du carroyage lues</translation>
     </message>
     <message>
-        <location filename="../plugin/review/canvas.py" line="157"/>
+        <location filename="../plugin/review/canvas.py" line="165"/>
         <source>Label used</source>
         <translation>Valeur utilisée</translation>
     </message>
     <message>
-        <location filename="../plugin/review/canvas.py" line="157"/>
+        <location filename="../plugin/review/canvas.py" line="165"/>
         <source>Label left out</source>
         <translation>Valeur écartée</translation>
     </message>
@@ -1077,37 +1077,37 @@ Le dossier de sortie reçoit &lt;planche&gt;.tif (la planche géoréférencée),
         <translation>Double-cliquez sur une planche pour vérifier ses points de contrôle</translation>
     </message>
     <message>
-        <location filename="../plugin/atlas.py" line="188"/>
+        <location filename="../plugin/atlas.py" line="189"/>
         <source>{0}: {1} placed, {2} uncertain, {3} flagged, {4} refused. Double click a sheet to review it.</source>
         <translation>{0} : {1} placées, {2} incertaines, {3} signalées, {4} refusées. Double-cliquez sur une planche pour la vérifier.</translation>
     </message>
     <message>
-        <location filename="../plugin/atlas.py" line="209"/>
+        <location filename="../plugin/atlas.py" line="210"/>
         <source>A sheet is being read; wait for it.</source>
         <translation>Une planche est en cours de lecture ; attendez la fin.</translation>
     </message>
     <message>
-        <location filename="../plugin/atlas.py" line="213"/>
+        <location filename="../plugin/atlas.py" line="214"/>
         <source>No sheet of this run was placed: open {0} with the georeferencing dialog instead.</source>
         <translation>Aucune planche de ce traitement n'a été placée : ouvrez plutôt {0} avec la fenêtre de géoréférencement.</translation>
     </message>
     <message>
-        <location filename="../plugin/atlas.py" line="226"/>
+        <location filename="../plugin/atlas.py" line="227"/>
         <source>{0} read: review it in the panel.</source>
         <translation>{0} lue : vérifiez-la dans le panneau.</translation>
     </message>
     <message>
-        <location filename="../plugin/atlas.py" line="229"/>
+        <location filename="../plugin/atlas.py" line="230"/>
         <source>Reading {0} failed.</source>
         <translation>La lecture de {0} a échoué.</translation>
     </message>
     <message>
-        <location filename="../plugin/atlas.py" line="232"/>
+        <location filename="../plugin/atlas.py" line="233"/>
         <source>Reading {0} again (detection and labels)…</source>
         <translation>Nouvelle lecture de {0} (détection et valeurs)…</translation>
     </message>
     <message>
-        <location filename="../plugin/atlas.py" line="233"/>
+        <location filename="../plugin/atlas.py" line="234"/>
         <source>Reading {0} for review</source>
         <translation>Lecture de {0} pour vérification</translation>
     </message>
@@ -1127,17 +1127,17 @@ Le dossier de sortie reçoit &lt;planche&gt;.tif (la planche géoréférencée),
         <translation>Contrôler, corriger et recaler les points de contrôle du dernier résultat (ou d'une planche refusée) dans le panneau de vérification</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="288"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="286"/>
         <source>{0} labels read:</source>
         <translation>{0} valeurs lues :</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="293"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="291"/>
         <source>Review…</source>
         <translation>Vérifier…</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="332"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="330"/>
         <source>Grid CRS taken from {0}: {1}.</source>
         <translation>SCR du carroyage repris de {0} : {1}.</translation>
     </message>
@@ -1196,47 +1196,47 @@ SCR du carroyage : le SCR dans lequel les coordonnées des points sont lues (par
         <translation>Passer le projet en {0}</translation>
     </message>
     <message>
-        <location filename="../plugin/review/canvas.py" line="116"/>
+        <location filename="../plugin/review/canvas.py" line="124"/>
         <source>GCPs</source>
         <translation>Points de contrôle</translation>
     </message>
     <message>
-        <location filename="../plugin/review/canvas.py" line="119"/>
+        <location filename="../plugin/review/canvas.py" line="127"/>
         <source>Residuals</source>
         <translation>Résidus</translation>
     </message>
     <message>
-        <location filename="../plugin/review/canvas.py" line="121"/>
+        <location filename="../plugin/review/canvas.py" line="129"/>
         <source>Detected crossings</source>
         <translation>Croisements détectés</translation>
     </message>
     <message>
-        <location filename="../plugin/review/canvas.py" line="122"/>
+        <location filename="../plugin/review/canvas.py" line="130"/>
         <source>Grid labels read</source>
         <translation>Valeurs du carroyage lues</translation>
     </message>
     <message>
-        <location filename="../plugin/review/canvas.py" line="135"/>
+        <location filename="../plugin/review/canvas.py" line="143"/>
         <source>Left out</source>
         <translation>Écarté</translation>
     </message>
     <message>
-        <location filename="../plugin/review/canvas.py" line="135"/>
+        <location filename="../plugin/review/canvas.py" line="143"/>
         <source>No grid values yet</source>
         <translation>Sans coordonnées pour le moment</translation>
     </message>
     <message>
-        <location filename="../plugin/review/canvas.py" line="152"/>
+        <location filename="../plugin/review/canvas.py" line="160"/>
         <source>Residual (exaggerated)</source>
         <translation>Résidu (exagéré)</translation>
     </message>
     <message>
-        <location filename="../plugin/review/canvas.py" line="152"/>
+        <location filename="../plugin/review/canvas.py" line="160"/>
         <source>Residual of a point left out</source>
         <translation>Résidu d'un point écarté</translation>
     </message>
     <message>
-        <location filename="../plugin/review/canvas.py" line="229"/>
+        <location filename="../plugin/review/canvas.py" line="237"/>
         <source>arrows × {0}</source>
         <translation>flèches × {0}</translation>
     </message>
@@ -1411,11 +1411,6 @@ SCR du carroyage : le SCR dans lequel les coordonnées des points sont lues (par
         <translation>EQM {0} {1} ({2} px) sur {3} points retenus parmi {4}, {5} ; {6}</translation>
     </message>
     <message>
-        <location filename="../plugin/review/panel.py" line="353"/>
-        <source>{0} warnings</source>
-        <translation>{0} avertissements</translation>
-    </message>
-    <message>
         <location filename="../plugin/review/panel.py" line="457"/>
         <source>Saving failed.</source>
         <translation>L'enregistrement a échoué.</translation>
@@ -1549,6 +1544,11 @@ SCR du carroyage : le SCR dans lequel les coordonnées des points sont lues (par
         <location filename="../plugin/widgets.py" line="176"/>
         <source>“{0}” is not a CRS QGIS knows; give a PROJ string (+proj=…), WKT or an authority code (EPSG:2154).</source>
         <translation>« {0} » n'est pas un SCR connu de QGIS ; donnez une chaîne PROJ (+proj=…), du WKT ou un code d'autorité (EPSG:2154).</translation>
+    </message>
+    <message>
+        <location filename="../plugin/review/panel.py" line="353"/>
+        <source>warnings: {0}</source>
+        <translation>avertissements : {0}</translation>
     </message>
 </context>
 </TS>

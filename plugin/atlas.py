@@ -185,6 +185,7 @@ class AtlasPanel(QgsDockWidget):
             item.setForeground(1, QBrush(QColor(STATUS_STYLE.get(status, ("#000",))[0])))
             self.tree.addTopLevelItem(item)
         self.tree.resizeColumnToContents(0)
+        self.tree.resizeColumnToContents(1)
         self.summary.setText(tr("{0}: {1} placed, {2} uncertain, {3} flagged, {4} refused. "
                                 "Double click a sheet to review it.").format(
             self.folder.name, counts["placed"], counts["uncertain"], counts["flagged"],

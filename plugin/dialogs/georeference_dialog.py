@@ -150,7 +150,7 @@ class GeoreferenceDialog(TaskDialog):
         self.pick_status = QLabel(self.pick_hint(), anchor_box)
         self.pick_status.setWordWrap(True)
         self.pick_status.setSizePolicy(QSizePolicy.Policy.Preferred,
-                                       QSizePolicy.Policy.Minimum)
+                                       QSizePolicy.Policy.Maximum)
         column.addWidget(self.pick_status)
         points_row = QHBoxLayout()
         self.gcps_label = QLabel(tr("Known points (.points)"), anchor_box)
@@ -187,6 +187,7 @@ class GeoreferenceDialog(TaskDialog):
         self.review_button.clicked.connect(self.review)
         self.add_buttons(tr("Georeference"), self.start_georeference, self.detect_button,
                          self.review_button)
+        self.run_buttons.remove(self.review_button)     # usable while a job runs
         self.review_button.setEnabled(False)
         self.sheet.changed.connect(self._forget_detection)
         self.mask.fileChanged.connect(lambda _p: self._forget_detection())
@@ -230,11 +231,8 @@ class GeoreferenceDialog(TaskDialog):
     def start_georeference(self) -> CoreTask | None:
         """Run the georeferencing described by the form in a background task (a refusal
         comes back with what was read, to review)."""
-        task = self.launch(self.request, tr("Georeferencing {0}"), tr("Georeferencing"),
+        return self.launch(self.request, tr("Georeferencing {0}"), tr("Georeferencing"),
                            jobs.georeference_for_review, self._georeference_done)
-        if task is not None:
-            self.review_button.setEnabled(False)
-        return task
 
     def _detection_done(self, key: tuple, graticule) -> None:
         self.graticule, self.graticule_key = graticule, key

@@ -189,6 +189,7 @@ class TaskDialog(QDialog):
     def add_buttons(self, run_text: str, run, *extra: QPushButton) -> QPushButton:
         """The progress row, the status line, then ``extra`` buttons on the left and the
         default button ``run_text`` (calling ``run``) and Close on the right."""
+        self.layout_.addStretch(1)       # a taller window leaves room here, not in the groups
         row = QHBoxLayout()
         row.addWidget(self.progress, 1)
         row.addWidget(self.cancel_button)

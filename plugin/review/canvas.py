@@ -38,8 +38,8 @@ from ..sheets import SheetError, pixel_to_layer
 
 #: Distance in screen pixels within which a press picks a point.
 PICK_PX = 10
-#: The longest used residual arrow is drawn this share of the sheet's larger side.
-ARROW_SHARE = 0.05
+#: The longest used residual arrow is drawn at most this share of the sheet's larger side.
+ARROW_SHARE = 0.1
 
 
 def gcp_to_layer(layer: QgsRasterLayer, x: float, y: float) -> QgsPointXY:
@@ -56,15 +56,23 @@ def layer_to_gcp(layer: QgsRasterLayer, point: QgsPointXY) -> tuple[float, float
 
 
 def arrow_scale(residuals: np.ndarray, used: np.ndarray, size: tuple[int, int]) -> float:
-    """How much residual arrows are lengthened: a power of ten that draws the longest used
-    residual at most :data:`ARROW_SHARE` of the sheet's larger side (1 when none)."""
+    """How much residual arrows are lengthened: 1, 2 or 5 times a power of ten, the most
+    that draws the longest used residual at most :data:`ARROW_SHARE` of the sheet's larger
+    side (1 when the residuals are that long already, or none).
+
+    >>> arrow_scale([[3.0, 4.0], [0.1, 0.0]], [True, True], (3000, 2000))
+    50.0
+    """
     lengths = np.hypot(*np.asarray(residuals, dtype=np.float64).reshape(-1, 2).T)
     ok = np.isfinite(lengths) & np.asarray(used, dtype=bool)
     longest = float(lengths[ok].max()) if ok.any() else 0.0
     if longest <= 0:
         return 1.0
     scale = ARROW_SHARE * max(size) / longest
-    return float(10 ** math.floor(math.log10(scale))) if scale > 1 else 1.0
+    if scale <= 1:
+        return 1.0
+    power = 10.0 ** math.floor(math.log10(scale))
+    return max(step * power for step in (1, 2, 5) if step * power <= scale)
 
 
 def _rules(layer: QgsVectorLayer, rules) -> None:

@@ -350,7 +350,7 @@ class ReviewPanel(QgsDockWidget):
             number(fit.rmse_map), unit, number(fit.rmse_px), int(fit.used.sum()),
             len(session.points), fit.kind, self.layers.scale_text())
         if warnings:
-            line += " — " + tr("{0} warnings").format(len(warnings))
+            line += " — " + tr("warnings: {0}").format(len(warnings))
         return line, "\n".join(warnings)
 
     def selected(self) -> int | None:
