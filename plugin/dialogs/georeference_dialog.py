@@ -362,16 +362,27 @@ class GeoreferenceDialog(TaskDialog):
             self.preview_layer = None
 
     def _show_detection(self) -> None:
-        """Draw the detected intersections over the sheet and zoom to them."""
+        """Draw the detected intersections over the sheet and zoom to them.
+
+        An unreferenced sheet's coordinates are pixels in no CRS: the sheet and the crosses
+        take the map's CRS, so that QGIS draws them as they are instead of reprojecting
+        pixels as if they were degrees (which left the map blank in a project in another
+        CRS)."""
+        from ...core.blocks.georeference import raster_georeference
+
         try:
             self.sheet_layer = self.sheet.as_layer()
+            path = self.sheet.path()
         except SheetError as exc:
             self.warn(str(exc))
             return
+        canvas = self.iface.mapCanvas()
+        map_crs = canvas.mapSettings().destinationCrs()
+        if raster_georeference(path) is None and map_crs.isValid():
+            self.sheet_layer.setCrs(map_crs)
         self._remove_preview()
         self.preview_layer = detected_points_layer(self.graticule, self.sheet_layer)
         QgsProject.instance().addMapLayer(self.preview_layer)
-        canvas = self.iface.mapCanvas()
         extent = canvas.mapSettings().layerExtentToOutputExtent(self.sheet_layer,
                                                                 self.sheet_layer.extent())
         canvas.setExtent(extent)

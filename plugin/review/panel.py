@@ -1,8 +1,9 @@
 """The GCP review panel: a dock beside the map to check, correct and refit a georeference.
 
 It opens on a run's output folder, its report, a sheet (its run, or the ``.points`` file
-beside it) or a ``.points`` file (``core.georef.review.open_review``), or on a refused
-sheet with what was read. Its own map canvas shows the sheet as scanned with the points,
+beside it) or a ``.points`` file (``core.georef.review.open_review``; a file without a run
+is fitted into the dialog's default target CRS, Lambert-93), or on a refused sheet with what
+was read. Its own map canvas shows the sheet as scanned with the points,
 their residual arrows, the detected crossings and the labels read; the table below lists
 the points. Selecting a row selects the point and the other way round. Every edit refits at
 once with core (:class:`plugin.review.session.ReviewSession`); *Save* writes the outputs in
@@ -46,6 +47,7 @@ from qgis.PyQt.QtWidgets import (
 )
 
 from .. import choices, jobs
+from ..crs import DEFAULT_TARGET
 from ..i18n import number, tr
 from ..tasks import CoreTask, describe_error
 from ..widgets import MessageLine
@@ -214,7 +216,7 @@ class ReviewPanel(QgsDockWidget):
         from ...core.georef.review import open_review
 
         try:
-            review = open_review(path)
+            review = open_review(path, crs=DEFAULT_TARGET)   # for a .points file alone
         except (InputError, OSError, ValueError) as exc:
             self.say(describe_error(exc)[0], Qgis.MessageLevel.Warning)
             return False
@@ -226,7 +228,7 @@ class ReviewPanel(QgsDockWidget):
         from ...core.georef.review import open_review
 
         try:
-            return self.open_review(open_review(path))
+            return self.open_review(open_review(path, crs=DEFAULT_TARGET))
         except (InputError, OSError, ValueError):
             return False
 

@@ -185,3 +185,51 @@ def test_one_click_reads_the_printed_grid_values_and_shows_them(dialog, tmp_path
     tree = QgsProject.instance().layerTreeRoot().findGroup("plate")
     assert [child.name() for child in tree.children()][:2] == [
         "plate grid labels read", "plate intersections"]
+
+
+def test_pick_on_map_shows_the_sheet_in_a_project_in_another_crs(dialog, sheet):
+    """A project in Web Mercator and the sheet loaded as QGIS desktop loads an image without
+    CRS (in EPSG:4326): the sheet is drawn where the map is (its pixels are in no CRS) and
+    the canvas zooms onto it, not onto pixels reprojected as if they were degrees."""
+    from qgis.core import QgsCoordinateReferenceSystem, QgsPointXY, QgsProject, QgsRasterLayer
+
+    canvas = dialog.iface.mapCanvas()
+    canvas.setDestinationCrs(QgsCoordinateReferenceSystem("EPSG:3857"))
+    scan = QgsRasterLayer(str(sheet["image"]), "scan")
+    scan.setCrs(QgsCoordinateReferenceSystem("EPSG:4326"))
+    QgsProject.instance().addMapLayer(scan)
+    dialog.sheet.set_layer(scan)
+    dialog.start_detection()
+    wait_for_task(dialog)
+    layer = dialog.sheet_layer
+    assert layer.crs() == canvas.mapSettings().destinationCrs()
+    assert dialog.preview_layer.crs() == layer.crs()
+    extent = canvas.extent()
+    assert extent.contains(layer.extent().center())
+    assert extent.contains(layer.extent()) and extent.width() < 10 * layer.extent().width()
+    x, y, _e, _n = read_anchor(sheet["points"], 0)
+    dialog.start_picking(dialog.anchor_rows[0])
+    dialog.pick_at(QgsPointXY(x + 3.0, -(y + 2.0)))
+    assert float(dialog.anchor_rows[0].x.text()) == pytest.approx(x, abs=3.0)
+
+
+def test_any_crs_as_the_grid_crs(dialog, shared, tmp_path):
+    """Jacoubet's toise grid typed as a PROJ string, or taken from a .points file's own
+    #CRS line when one is chosen; the Paris atlas stays one click away."""
+    from graticule_georeferencer.plugin.crs import PARIS_ATLAS_NAME, crs_name
+
+    from core.georef.crs import parse_crs, same_crs
+
+    proj = (shared / "data" / "jacoubet-1836" / "CRS.proj").read_text().strip()
+    toise = parse_crs(proj)
+    assert dialog.grid_crs.set_text(proj)
+    assert same_crs(parse_crs(dialog.grid_crs.crs().toWkt()), toise)
+    assert not dialog.grid_crs.set_text("nonsense")
+    dialog.grid_crs.use_paris_atlas()
+    assert crs_name(dialog.grid_crs.crs().toWkt()) == PARIS_ATLAS_NAME
+    dialog.gcps.setFilePath(str(shared / "data" / "jacoubet-1836" / "020-GT.points"))
+    assert same_crs(parse_crs(dialog.grid_crs.crs().toWkt()), toise)
+    assert "020-GT.points" in dialog.pick_status.text()
+    dialog.sheet.set_file(shared / "data" / "jacoubet-1836" / "020-INPUT.jpg")
+    request = dialog.request()
+    assert same_crs(parse_crs(request["grid_crs"]), toise)

@@ -265,3 +265,20 @@ def test_a_folder_without_a_run_is_one_line(panel, tmp_path):
     assert not panel.open_path(tmp_path)
     assert "holds no run report" in panel.fit_line.text()
     assert panel.session is None and not panel.save_button.isEnabled()
+
+
+def test_a_sheet_with_a_points_file_opens_in_its_crs(panel, shared, tmp_path):
+    """Jacoubet's sheet 20 beside its hand GCPs (toises): the grid values shown are the
+    file's, fitted into Lambert-93."""
+    from core.georef.crs import parse_crs, same_crs
+
+    jacoubet = shared / "data" / "jacoubet-1836"
+    (tmp_path / "020-INPUT.jpg").symlink_to(jacoubet / "020-INPUT.jpg")
+    shutil.copy(jacoubet / "020-GT.points", tmp_path / "020.points")
+    assert panel.open_path(tmp_path / "020-INPUT.jpg"), panel.fit_line.text()
+    review = panel.session.review
+    assert same_crs(parse_crs(review.grid_crs), parse_crs((jacoubet / "CRS.proj").read_text()))
+    assert same_crs(parse_crs(review.crs), parse_crs("EPSG:2154"))
+    assert len(panel.session.points) == 30 and panel.session.fit.ok
+    assert panel.session.points.grid_xy[0].tolist() == [-3000.0, 3750.0]
+    assert panel.session.fit.rmse_map < 5.0              # metres: about a toise
