@@ -106,6 +106,28 @@ class Session:
             return
         QTimer.singleShot(500, lambda: self.wait_for(dialog, then))
 
+    def when_drawn(self, then, settle_ms: int = 1500) -> None:
+        """Call ``then`` once every map canvas (QGIS's and the review panel's) has finished
+        drawing, and stayed so for ``settle_ms`` (labels and a late refresh included)."""
+        from qgis.gui import QgsMapCanvas
+
+        self.waited = 0.0
+
+        def poll(quiet_ms: int = 0) -> None:
+            drawing = any(c.isDrawing() for c in iface.mainWindow().findChildren(QgsMapCanvas))
+            self.waited += 0.25
+            if self.waited > TIMEOUT_S:
+                log("error: a map canvas never finished drawing")
+                QgsApplication.exit(5)
+                return
+            quiet_ms = 0 if drawing else quiet_ms + 250
+            if quiet_ms >= settle_ms:
+                then()
+                return
+            QTimer.singleShot(250, lambda: poll(quiet_ms))
+
+        QTimer.singleShot(1000, poll)
+
     # ---- steps ----------------------------------------------------------------------------
 
     def load_sheet(self) -> None:
@@ -161,7 +183,7 @@ class Session:
         row.e.setText(f"{e:.0f}")
         row.n.setText(f"{n:.0f}")
         log(f"picked {row.x.text()}, {row.y.text()}: {self.dialog.pick_status.text()}")
-        QTimer.singleShot(2500, self.grab_pick)
+        self.when_drawn(self.grab_pick)
 
     def grab_pick(self) -> None:
         grab(iface.mainWindow(), "qgis-pick")
@@ -187,7 +209,7 @@ class Session:
         canvas.setExtent(canvas.mapSettings().layerExtentToOutputExtent(raster,
                                                                         raster.extent()))
         canvas.refreshAllLayers()
-        QTimer.singleShot(4000, self.grab_result)
+        self.when_drawn(self.grab_result)
 
     def grab_result(self) -> None:
         grab(iface.mainWindow(), "qgis-result")
@@ -202,7 +224,7 @@ class Session:
         iface.mainWindow().resizeDocks([self.panel], [900], Qt.Orientation.Horizontal)
         self.panel.select_point(0)
         log(f"review: {self.panel.fit_line.text()}")
-        QTimer.singleShot(3500, lambda: self.grab_then(self.panel, "qgis-review-before"))
+        self.when_drawn(lambda: self.grab_then(self.panel, "qgis-review-before"))
 
     def grab_then(self, _widget, name: str) -> None:
         grab(iface.mainWindow(), name)
@@ -217,7 +239,7 @@ class Session:
         self.panel.tool.moved.emit(5, float(x) + 35.0, float(y) - 25.0)
         self.panel.select_point(5)
         log(f"edited: {self.panel.fit_line.text()}")
-        QTimer.singleShot(3500, lambda: self.grab_then(self.panel, "qgis-review-after"))
+        self.when_drawn(lambda: self.grab_then(self.panel, "qgis-review-after"))
 
     def refuse(self) -> None:
         """The scan alone (no GCPs, no printed values): refused; then reviewed."""
@@ -254,7 +276,7 @@ class Session:
             raise RuntimeError("one crossing did not settle the sheet: "
                                + self.panel.fit_line.text())
         log(f"settled: {self.panel.fit_line.text()}")
-        QTimer.singleShot(3500, lambda: self.grab_then(self.panel, "qgis-review-refused"))
+        self.when_drawn(lambda: self.grab_then(self.panel, "qgis-review-refused"))
 
     def atlas(self) -> None:
         """The atlas run's footprints over its mosaic, its sheets listed."""
@@ -267,7 +289,7 @@ class Session:
             raise RuntimeError("the atlas did not open: " + self.atlas_panel.message.text())
         iface.mainWindow().resizeDocks([self.atlas_panel], [620], Qt.Orientation.Horizontal)
         log(f"atlas: {self.atlas_panel.summary.text()}")
-        QTimer.singleShot(4000, lambda: self.grab_then(self.atlas_panel, "qgis-atlas"))
+        self.when_drawn(lambda: self.grab_then(self.atlas_panel, "qgis-atlas"))
 
     def open_blocks_dialog(self) -> None:
         self.blocks_dialog = self.plugin.show_blocks_dialog()
@@ -314,7 +336,7 @@ class Session:
         extent = canvas.fullExtent()
         extent.scale(0.45)
         canvas.setExtent(extent)
-        QTimer.singleShot(2500, self.grab_blocks)
+        self.when_drawn(self.grab_blocks)
 
     def grab_blocks(self) -> None:
         grab(iface.mainWindow(), "qgis-blocks")
