@@ -18,7 +18,6 @@ from qgis.core import (
     QgsPalLayerSettings,
     QgsProject,
     QgsRasterLayer,
-    QgsRuleBasedRenderer,
     QgsTextFormat,
     QgsVectorLayer,
     QgsVectorLayerSimpleLabeling,
@@ -30,7 +29,7 @@ from qgis.PyQt.QtWidgets import QLabel, QTreeWidget, QTreeWidgetItem, QVBoxLayou
 
 from . import jobs
 from .i18n import tr
-from .layers import add_layers_in_group
+from .layers import add_layers_in_group, rule_renderer
 from .tasks import CoreTask, describe_error
 from .widgets import MessageLine, push_message
 
@@ -48,15 +47,12 @@ def status_names() -> dict[str, str]:
 def style_footprints(layer: QgsVectorLayer) -> None:
     """Footprints by status (green placed, orange uncertain, red flagged), sheet names as
     labels."""
-    root = QgsRuleBasedRenderer.Rule(None)
     names = status_names()
-    for status in ("flagged", "uncertain", "placed"):
-        outline, fill = STATUS_STYLE[status]
-        symbol = QgsFillSymbol.createSimple({"color": fill, "outline_color": outline,
-                                             "outline_width": "0.7"})
-        root.appendChild(QgsRuleBasedRenderer.Rule(symbol, 0, 0, f"\"status\" = '{status}'",
-                                                   names[status]))
-    layer.setRenderer(QgsRuleBasedRenderer(root))
+    layer.setRenderer(rule_renderer(
+        (QgsFillSymbol.createSimple({"color": STATUS_STYLE[status][1], "outline_color":
+                                     STATUS_STYLE[status][0], "outline_width": "0.7"}),
+         f"\"status\" = '{status}'", names[status])
+        for status in ("flagged", "uncertain", "placed")))
     settings = QgsPalLayerSettings()
     settings.fieldName = "sheet"
     text = QgsTextFormat()

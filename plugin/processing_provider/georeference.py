@@ -84,17 +84,22 @@ class GeoreferenceAlgorithm(CoreAlgorithm):
         self.addParameter(QgsProcessingParameterFile(
             self.GCPS, tr("Known points (.points file)"), optional=True,
             fileFilter=tr("QGIS GCP files (*.points);;All files (*)")))
+        self.add_fit_parameters("magsac")
+        self.add_georef_outputs()
+
+    def add_fit_parameters(self, outliers: str) -> None:
+        """Target CRS, transform and, as advanced parameters, the outlier rejection
+        (default ``outliers``) and the resampling."""
         self.addParameter(QgsProcessingParameterCrs(
             self.CRS, tr("Target CRS"),
             defaultValue=QgsCoordinateReferenceSystem(DEFAULT_TARGET)))
         self.addParameter(self.choice_parameter(self.TRANSFORM, tr("Transform"),
                                                 choices.transforms(), "affine"))
         self.addParameter(self.advanced(self.choice_parameter(
-            self.OUTLIERS, tr("Outlier rejection"), choices.outlier_methods(), "magsac")))
+            self.OUTLIERS, tr("Outlier rejection"), choices.outlier_methods(), outliers)))
         self.addParameter(self.advanced(self.choice_parameter(
             self.RESAMPLING, tr("Resampling (warped transforms)"), choices.resamplings(),
             "bilinear")))
-        self.add_georef_outputs()
 
     def add_georef_outputs(self) -> None:
         """The outputs every georeferencing algorithm gives (folder, points, raster,

@@ -6,14 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from qgis.core import (
-    QgsCoordinateReferenceSystem,
-    QgsProcessingParameterCrs,
-    QgsProcessingParameterFile,
-)
+from qgis.core import QgsProcessingParameterCrs, QgsProcessingParameterFile
 
-from .. import choices
-from ..crs import DEFAULT_TARGET, core_crs_text
+from ..crs import core_crs_text
 from ..i18n import tr
 from .georeference import GeoreferenceAlgorithm
 
@@ -45,16 +40,7 @@ class RefitGcpsAlgorithm(GeoreferenceAlgorithm):
             fileFilter=tr("QGIS GCP files (*.points);;All files (*)")))
         self.addParameter(QgsProcessingParameterCrs(self.GRID_CRS, tr("Grid CRS"),
                                                     optional=True))
-        self.addParameter(QgsProcessingParameterCrs(
-            self.CRS, tr("Target CRS"),
-            defaultValue=QgsCoordinateReferenceSystem(DEFAULT_TARGET)))
-        self.addParameter(self.choice_parameter(self.TRANSFORM, tr("Transform"),
-                                                choices.transforms(), "affine"))
-        self.addParameter(self.advanced(self.choice_parameter(
-            self.OUTLIERS, tr("Outlier rejection"), choices.outlier_methods(), "none")))
-        self.addParameter(self.advanced(self.choice_parameter(
-            self.RESAMPLING, tr("Resampling (warped transforms)"), choices.resamplings(),
-            "bilinear")))
+        self.add_fit_parameters("none")
         self.add_georef_outputs()
 
     def run_job(self, parameters, context, feedback, progress) -> dict:

@@ -19,13 +19,8 @@ from qgis.core import (
     QgsFillSymbol,
     QgsGeometry,
     QgsLineSymbol,
-    QgsPalLayerSettings,
     QgsPointXY,
     QgsRasterLayer,
-    QgsRuleBasedRenderer,
-    QgsTextFormat,
-    QgsVectorLayer,
-    QgsVectorLayerSimpleLabeling,
     QgsWkbTypes,
 )
 from qgis.gui import QgsMapTool, QgsRubberBand
@@ -33,7 +28,14 @@ from qgis.PyQt.QtCore import Qt, pyqtSignal
 from qgis.PyQt.QtGui import QColor
 
 from ..i18n import number, tr
-from ..layers import marker, memory_layer
+from ..layers import (
+    label_layer,
+    marker,
+    memory_layer,
+    replace_features,
+    rule_renderer,
+    used_renderer,
+)
 from ..sheets import SheetError, pixel_to_layer
 
 #: Distance in screen pixels within which a press picks a point.
@@ -73,30 +75,6 @@ def arrow_scale(residuals: np.ndarray, used: np.ndarray, size: tuple[int, int]) 
         return 1.0
     power = 10.0 ** math.floor(math.log10(scale))
     return max(step * power for step in (1, 2, 5) if step * power <= scale)
-
-
-def _rules(layer: QgsVectorLayer, rules) -> None:
-    root = QgsRuleBasedRenderer.Rule(None)
-    for symbol, expression, title in rules:
-        root.appendChild(QgsRuleBasedRenderer.Rule(symbol, 0, 0, expression, title))
-    layer.setRenderer(QgsRuleBasedRenderer(root))
-
-
-def _label(layer: QgsVectorLayer, expression: str, colour: str = "#1b1b1b") -> None:
-    settings = QgsPalLayerSettings()
-    settings.fieldName = expression
-    settings.isExpression = True
-    text = QgsTextFormat()
-    text.setSize(8)
-    text.setColor(QColor(colour))
-    buffer = text.buffer()
-    buffer.setEnabled(True)
-    buffer.setSize(0.8)
-    text.setBuffer(buffer)
-    settings.setFormat(text)
-    settings.dist = 1.5
-    layer.setLabeling(QgsVectorLayerSimpleLabeling(settings))
-    layer.setLabelsEnabled(True)
 
 
 class ReviewLayers:
@@ -140,13 +118,13 @@ class ReviewLayers:
         self.store.removeMapLayers(self.layers())
 
     def _style(self) -> None:
-        _rules(self.points, [
+        self.points.setRenderer(rule_renderer([
             (marker("circle", "#2e9e44", 3.2), '"used"', tr("Used in the fit")),
             (marker("cross2", "#d7301f", 4.2, "#d7301f", 0.5), 'NOT "used" AND "known"',
              tr("Left out")),
             (marker("circle", "0,0,0,0", 4.0, "#1f4e8c", 0.6), 'NOT "known"',
-             tr("No grid values yet"))])
-        _label(self.points, "\"id\" || CASE WHEN \"residual\" IS NOT NULL THEN ': ' || "
+             tr("No grid values yet"))]))
+        label_layer(self.points, "\"id\" || CASE WHEN \"residual\" IS NOT NULL THEN ': ' || "
                             "format_number(\"residual\", 1) || ' px' ELSE '' END")
         arrow = QgsArrowSymbolLayer.create({"arrow_width": "0.35", "arrow_start_width": "0.35",
                                             "head_length": "1.8", "head_thickness": "1.2",
@@ -157,15 +135,16 @@ class ReviewLayers:
         symbol.changeSymbolLayer(0, arrow)      # the symbol owns the arrow from here
         faded = symbol.clone()
         faded.setColor(QColor(224, 130, 20, 110))
-        _rules(self.arrows, [(symbol, '"used"', tr("Residual (exaggerated)")),
-                             (faded, 'NOT "used"', tr("Residual of a point left out"))])
+        self.arrows.setRenderer(used_renderer(symbol, faded, tr("Residual (exaggerated)"),
+                                              tr("Residual of a point left out")))
         self.crossings.renderer().setSymbol(marker("cross", "#6a6a6a", 3.0, "#6a6a6a", 0.3))
-        boxes = [(QgsFillSymbol.createSimple({"color": "0,0,0,0", "outline_color": colour,
-                                              "outline_width": "0.5"}), rule, title)
-                 for colour, rule, title in (("#2e9e44", '"used"', tr("Label used")),
-                                             ("#d7301f", 'NOT "used"', tr("Label left out")))]
-        _rules(self.labels, boxes)
-        _label(self.labels, '"text"', "#5a1a7a")
+        def box(colour: str) -> QgsFillSymbol:
+            return QgsFillSymbol.createSimple({"color": "0,0,0,0", "outline_color": colour,
+                                               "outline_width": "0.5"})
+
+        self.labels.setRenderer(used_renderer(box("#2e9e44"), box("#d7301f"), tr("Label used"),
+                                              tr("Label left out")))
+        label_layer(self.labels, '"text"', "#5a1a7a")
 
     def layers(self) -> list:
         """Canvas layers, top first."""
@@ -177,25 +156,9 @@ class ReviewLayers:
     def to_gcp(self, point: QgsPointXY) -> tuple[float, float]:
         return layer_to_gcp(self.sheet, point)
 
-    def _replace(self, layer: QgsVectorLayer, rows) -> list[int]:
-        provider = layer.dataProvider()
-        provider.truncate()
-        from qgis.core import QgsFeature
-
-        features = []
-        for geometry, attributes in rows:
-            feature = QgsFeature(layer.fields())
-            feature.setGeometry(geometry)
-            feature.setAttributes(attributes)
-            features.append(feature)
-        ok, added = provider.addFeatures(features)
-        layer.updateExtents()
-        layer.triggerRepaint()
-        return [f.id() for f in added] if ok else []
-
     def show_review(self, review) -> None:
         """The detected crossings and the labels read (they do not change while editing)."""
-        self._replace(self.crossings, ((QgsGeometry.fromPointXY(self.to_layer(x, y)), [])
+        replace_features(self.crossings, ((QgsGeometry.fromPointXY(self.to_layer(x, y)), [])
                                        for x, y in review.crossings))
 
         def box(label) -> QgsGeometry:
@@ -203,7 +166,7 @@ class ReviewLayers:
             return QgsGeometry.fromPolygonXY([[self.to_layer(x, y) for x, y in
                                                ((x0, y0), (x1, y0), (x1, y1), (x0, y1))]])
 
-        self._replace(self.labels, ((box(label), [str(label.get("text", "")),
+        replace_features(self.labels, ((box(label), [str(label.get("text", "")),
                                                   bool(label.get("used"))])
                                     for label in review.labels if label.get("box")))
 
@@ -222,8 +185,8 @@ class ReviewLayers:
             if math.isfinite(length) and length > 0:
                 tip = self.to_layer(x + res[0] * self.scale, y + res[1] * self.scale)
                 arrows.append((QgsGeometry.fromPolylineXY([at, tip]), [k, bool(used)]))
-        self._fids = self._replace(self.points, rows)
-        self._replace(self.arrows, arrows)
+        self._fids = replace_features(self.points, rows)
+        replace_features(self.arrows, arrows)
 
     def feature_row(self, fid: int) -> int | None:
         """The point row of a feature id of ``points``."""
