@@ -198,7 +198,7 @@ class AtlasPanel(QgsDockWidget):
             return None
         if entry["status"] != "refused":
             try:
-                return self.review_opener(open_review(entry["outdir"]))
+                return self.review_opener(open_review(entry["report"]))
             except InputError as exc:
                 self.message.setText(describe_error(exc)[0])
                 return None

@@ -117,7 +117,7 @@ def georeference_for_review(options: dict, progress: Progress | None) -> ReviewO
                                 mask=options.get("mask") if options.get("mask") != "auto"
                                 else None)
         return ReviewOutcome(review)
-    return ReviewOutcome(open_review(outcome.raster.parent), outcome)
+    return ReviewOutcome(open_review(outcome.result.outputs["json"]), outcome)
 
 
 LEVEL_LAYERS = {"blocks": ("blocks",), "shapes": ("blocks", "shapes")}

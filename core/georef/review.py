@@ -362,6 +362,10 @@ def open_review(path: str | os.PathLike, *, crs: str | None = None,
     if report is not None:
         return _from_report(report)
     if p.is_dir():
+        reports = len(list(p.glob(f"*{REPORT_SUFFIX}")))
+        if reports > 1:
+            raise InputError(f"{p} holds the runs of {reports} sheets; open one of their "
+                             f"<sheet>{REPORT_SUFFIX} files")
         raise InputError(f"{p} holds no run report (<sheet>.report.json); choose the output "
                          "folder of one sheet, or the sheet itself")
     if p.suffix.lower() == ".points":

@@ -212,6 +212,12 @@ def test_nothing_to_review_is_one_line(tmp_path):
     (tmp_path / "x.jpg").write_bytes(b"")
     with pytest.raises(InputError, match="no .points file beside it"):
         open_review(tmp_path / "x.jpg")
+    for stem in ("a", "b"):
+        (tmp_path / f"{stem}.report.json").write_text("{}")
+    with pytest.raises(InputError, match="runs of 2 sheets; open one"):
+        open_review(tmp_path)
+    with pytest.raises(InputError, match="is not a report of core.georef"):
+        open_review(tmp_path / "a.report.json")
 
 
 def test_report_without_grid_wkt_names_the_grid_by_its_code(run, tmp_path):

@@ -56,6 +56,13 @@ def test_task_georeferences_and_adds_raster_below_points(dialog, sheet, tmp_path
     assert (tmp_path / "out" / "001-INPUT.tif").is_file()
     assert (tmp_path / "out" / "001-INPUT.intersections.gpkg").is_file()
     assert "RMSE" in dialog.status.text()
+    # the project held nothing else: it took the result's CRS
+    assert QgsProject.instance().crs().authid() == "EPSG:2154"
+    # Review GCPs opens the result in the review panel, with core's numbers
+    assert dialog.review_button.isEnabled()
+    panel = dialog.review()
+    assert len(panel.session.points) == len(outcome.result.pixel_xy)
+    assert panel.session.fit.rmse_px == pytest.approx(outcome.result.rmse_px, rel=1e-9)
 
 
 def test_cancelling_stops_the_task_and_writes_nothing(dialog, sheet, tmp_path):
