@@ -66,7 +66,8 @@ def atlas_run(folder: Path) -> Path:
     shutil.copy(src / "101.points", src / "105.points")
     out = folder / "run"
     subprocess.run([sys.executable, "-m", "core.georef", str(src), "--crs", "EPSG:2154",
-                    "--grid-crs", "paris-atlas", "--gcps-only", "-o", str(out)], cwd=ROOT,
+                    "--grid-crs", "paris-atlas", "--gcps-only", "--workers", "1", "-o",
+                    str(out)], cwd=ROOT,
                    check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     if not (out / "footprints.gpkg").is_file():
         raise RuntimeError("the atlas run wrote no footprints.gpkg")

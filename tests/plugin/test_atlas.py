@@ -34,7 +34,7 @@ def atlas_run(tmp_path_factory) -> Path:
     shutil.copy(src / "011-INPUT.jpg", src / "013-INPUT.jpg")
     out = tmp / "run"
     assert main([str(src), "--crs", "EPSG:2154", "--grid-crs", "paris-atlas", "--gcps-only",
-                 "-o", str(out)]) == 1                  # 013 failed: no GCPs
+                 "--workers", "1", "-o", str(out)]) == 1     # 013 failed: no GCPs
     return out
 
 

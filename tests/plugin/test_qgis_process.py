@@ -91,12 +91,6 @@ def georeference_parameters(sheet: Sheet) -> dict:
     return params
 
 
-def refit_transform(sheet: Sheet) -> int:
-    """The transform index refitgcps is given: Helmert for the real crop's three GCPs on one
-    line, affine for the generated sheet."""
-    return 0 if sheet.name == "real" else 1
-
-
 def shifted_blocks(sheet: Sheet) -> Path:
     """A building-block prediction: the truth moved by 3 and 2 px, its top-left ninth lost."""
     truth = gdal.Open(str(sheet.blocks)).ReadAsArray()
@@ -120,10 +114,11 @@ def runs(qgis_process, qp_sheet) -> dict[str, Future]:
         "buildingblocks", INPUT=sheet.image, MASK=sheet.mask, LEVEL=level,
         OUTPUT=sheet.out / f"blocks-{level}.gpkg") for level in (1, 0)}
     jobs["georeference"] = qgis_process.submit("georeference", **georeference_parameters(sheet))
-    jobs["refitgcps"] = qgis_process.submit(
-        "refitgcps", INPUT=sheet.image, GCPS=sheet.points, MASK=sheet.mask, CRS="EPSG:2154",
-        TRANSFORM=refit_transform(sheet), OUTPUT_FOLDER=sheet.out / "refit",
-        OUTPUT_POINTS=sheet.out / "refit.gpkg")
+    if sheet.name == "synthetic":     # the real crop's GCPs are georeference's, above
+        jobs["refitgcps"] = qgis_process.submit(
+            "refitgcps", INPUT=sheet.image, GCPS=sheet.points, MASK=sheet.mask,
+            CRS="EPSG:2154", TRANSFORM=1, OUTPUT_FOLDER=sheet.out / "refit",
+            OUTPUT_POINTS=sheet.out / "refit.gpkg")
     jobs["detectgraticule"] = qgis_process.submit(
         "detectgraticule", INPUT=sheet.image, MASK=sheet.mask,
         OUTPUT=sheet.out / "intersections.gpkg", OUTPUT_CSV=sheet.out / "intersections.csv")
@@ -267,14 +262,15 @@ def test_evaluatet3_scores_the_detection_like_the_core_cli(runs, qp_sheet):
                              qp_sheet.out / "t3-core", {"PDS": "global_mean_score"})
 
 
-def test_refitgcps_writes_what_core_gcps_only_writes(runs, qp_sheet):
+def test_refitgcps_writes_what_core_gcps_only_writes(runs, synthetic):
     """The review's last step in QGIS's runtime gives the numbers and the .points file of
     ``python -m core.georef --gcps-only --outliers none`` in the venv's."""
     from core.formats.qgis_points import read_points_file
     from core.georef.__main__ import main as georef_cli
 
+    qp_sheet = synthetic
     results = runs["refitgcps"].result()
-    kind = ("helmert", "affine")[refit_transform(qp_sheet)]
+    kind = "affine"
     gcps = read_points_file(qp_sheet.points)
     cli = qp_sheet.out / "refit-core"
     assert georef_cli([str(qp_sheet.image), "--crs", "EPSG:2154", "--grid-crs", gcps.crs,
