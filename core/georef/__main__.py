@@ -20,6 +20,7 @@ from ..mapseg_names import list_inputs, mask_for_input
 from ..memory import reuse_freed_memory
 from ..outputs import check_outputs
 from .allmaps import check_iiif_url
+from .footprints import write_footprints
 from .mosaic import MOSAIC_NAME, write_mosaic
 from .pipeline import default_outdir, default_points_file, georeference
 from .raster_output import RESAMPLING
@@ -161,6 +162,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         mosaic = write_mosaic((parent or src) / MOSAIC_NAME, done)
         if mosaic is not None:
             print(f"mosaic of {len(done)} georeferenced sheets: {mosaic}", file=sys.stderr)
+        footprints, atlas = write_footprints(parent or src, inputs,
+                                             lambda p: _sheet_dir(p, parent))
+        flagged = sum(fp.status == "flagged" for fp in atlas.footprints)
+        print(f"footprints of {len(atlas.footprints)} placed sheets ({flagged} flagged: "
+              f"overlapping another's ground or beside a hole): {footprints}", file=sys.stderr)
         return code
     if not src.exists():
         raise InputError(f"{src}: no such file or directory; check the path")
