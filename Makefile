@@ -22,7 +22,7 @@ BENCHES := metrics textdet chamfer-ap chart synth graticule georef georef-accura
 	scale real-shapes zero-input
 
 .PHONY: install system-packages test lint demo bench $(addprefix bench-,$(BENCHES)) zip \
-	transup transcompile readme screenshots train-blocks-net train-blocks-net-v2 train-edges-net train-edges-net-base train-edges-net-whole-left \
+	transup transcompile docs screenshots train-blocks-net train-blocks-net-v2 train-edges-net train-edges-net-base train-edges-net-whole-left \
 	train-numeral-net crossval-real-edges clean
 
 install: system-packages $(STAMP)
@@ -48,7 +48,7 @@ lint: install
 demo: install
 	$(PYTHON) -m core.demo
 
-# Benchmarks print numbers; they are not part of `make test`. See README.md, "Benchmarks".
+# Benchmarks print numbers; they are not part of `make test`. See docs/benchmarks.md.
 bench: $(addprefix bench-,$(BENCHES))
 
 define bench_rule
@@ -146,10 +146,11 @@ crossval-real-edges: install
 screenshots: install transcompile
 	$(PYTHON) tools/qgis_screenshots.py
 
-# README.md is built from docs/ (docs/readme/*.md and one docs/<topic>.md per capability)
-readme:
-	/usr/bin/python3 tools/build_readme.py
+# The manual: a static site from docs/ into site/ (MkDocs, Material theme, API pages from the
+# docstrings); --strict: a broken link or anchor or a missing page stops it (make test too)
+docs: install
+	$(PYTHON) -m mkdocs build --strict --site-dir site
 
 clean:
-	rm -rf build dist .pytest_cache .ruff_cache demo-output bench-output
+	rm -rf build dist site .pytest_cache .ruff_cache demo-output bench-output
 	find . -name __pycache__ -prune -exec rm -rf {} +

@@ -24,8 +24,9 @@ memory and the other not.
 
 Real sheets (``--real DIR``, default every folder of ``../shared/data`` holding one): each
 ``<prefix>INPUT.jpg`` with its ground truth ``<prefix>OUTPUT-GT.csv`` or ``GRATICULE-GT.csv``
-beside it is detected in the same way, with its ``<prefix>INPUT-MASK.png`` when there is one
-(else with the map area computed), and scored with the PDS.
+beside it is detected in the same way, with the map area computed (the command line's default
+without a mask file) and, when there is one, with its ``<prefix>INPUT-MASK.png``, and scored
+with the PDS. ``--count 0`` scores the real sheets only.
 """
 
 from __future__ import annotations
@@ -145,7 +146,10 @@ def main(argv: list[str] | None = None) -> int:
 
     from core.formats.mapseg_csv import read_points_csv
 
-    sheets = _generate(args.dir, args.count, args.size, args.seed)
+    sheets = _generate(args.dir, args.count, args.size, args.seed) if args.count > 0 else []
+    if not sheets:
+        _real_sheets(args.real, args.repeat)
+        return 0
     rows = {"mask": [], "nomask": []}
     print(f"2 CPUs shared: load average {os.getloadavg()[0]:.1f} at the start")
     print(f"{'sheet':<6} {'diff':>5} {'orient':>7} | {'PDS mask':>8} {'PDS auto':>8} | "
@@ -189,8 +193,42 @@ def main(argv: list[str] | None = None) -> int:
               f"{ratios.mean():.1f}x the JPEG decoding time (max {ratios.max():.1f}x; "
               f"CPU {cpu_ratios.mean():.1f}x, max {cpu_ratios.max():.1f}x); "
               f"peak memory {max(r['peak_mb'] for r in rs):.0f} MB (target < 2048)")
-    _real_sheets(args.real, args.repeat)
+    real = _real_sheets(args.real, args.repeat)
+    defaults = (args.count, args.size, args.seed, args.repeat, args.real) == (20, 10000, 2021,
+                                                                              1, None)
+    if defaults:
+        _record(rows, real)
+    else:
+        print("\nnot recorded on docs/benchmarks.md: options other than the defaults")
     return 0
+
+
+def _record(rows: dict[str, list[dict]], real: dict[str, float]) -> None:
+    """This run's summary as a row of the bench-graticule table of docs/benchmarks.md."""
+    from benchmarks.record import record
+
+    def mean(mode: str, key: str) -> float:
+        return float(np.mean([r[key] for r in rows[mode]]))
+
+    mask = rows["mask"]
+    errs = np.concatenate([r["errors"] for r in mask])
+    worst = min(mask, key=lambda r: r["pds"])
+    ratio = np.mean([r["detect_s"] / r["decode_s"] for r in mask])
+    jacoubet = " / ".join(f"{v:.4f}" for k, v in sorted(real.items()) if "jacoubet" in k)
+    crop = [v for k, v in sorted(real.items()) if "paris-1925" in k]
+    page = record("graticule", {
+        "sheets": str(len(mask)),
+        "mean PDS, mask file": f"{mean('mask', 'pds'):.4f}",
+        "mean PDS, map area computed": f"{mean('nomask', 'pds'):.4f}",
+        "median error px": f"{np.median(errs):.2f}",
+        "worst sheet": f"{worst['sheet']} ({worst['pds']:.4f})",
+        "detection s (CPU s), mask file": f"{mean('mask', 'detect_s'):.2f} "
+                                          f"({mean('mask', 'cpu_s'):.2f})",
+        "x JPEG decoding": f"{ratio:.1f}",
+        "peak MB": f"{max(r['peak_mb'] for m in rows.values() for r in m):.0f}",
+        "Paris crop PDS, computed / file": " / ".join(f"{v:.4f}" for v in crop),
+        "Jacoubet 020 / 021 / 049 PDS": jacoubet})
+    print(f"\nrecorded on {page}")
 
 
 def _times(r: dict) -> str:
@@ -201,7 +239,8 @@ def _times(r: dict) -> str:
 
 
 def _real_inputs(folders: list[Path] | None) -> list[tuple[Path, Path | None, Path]]:
-    """(image, mask or None, ground truth) of every real sheet with ground truth."""
+    """(image, mask or None, ground truth) of every real sheet with ground truth: each sheet
+    once with the map area computed (mask None), and once more with its mask file if any."""
     if folders is None:
         shared = REPO.parent / "shared" / "data"
         folders = sorted(p for p in shared.iterdir() if p.is_dir()) if shared.is_dir() else []
@@ -212,18 +251,23 @@ def _real_inputs(folders: list[Path] | None) -> list[tuple[Path, Path | None, Pa
             gt = next((g for g in (folder / f"{prefix}OUTPUT-GT.csv",
                                    folder / "GRATICULE-GT.csv") if g.is_file()), None)
             if gt is not None:
+                out.append((image, None, gt))
                 mask = folder / f"{prefix}INPUT-MASK.png"
-                out.append((image, mask if mask.is_file() else None, gt))
+                if mask.is_file():
+                    out.append((image, mask, gt))
     return out
 
 
-def _real_sheets(folders: list[Path] | None, repeat: int) -> None:
+def _real_sheets(folders: list[Path] | None, repeat: int) -> dict[str, float]:
+    """Score the real sheets; returns ``{"folder/name mask": PDS}`` (mask: auto or file)."""
     from core.formats.mapseg_csv import read_points_csv
 
     sheets = _real_inputs(folders)
+    scores: dict[str, float] = {}
     if not sheets:
-        return
-    print(f"\nreal sheets (with their mask, else the map area computed, its time included):"
+        return scores
+    print(f"\nreal sheets (the map area computed, its time included, and with the mask file "
+          f"when there is one):"
           f"\n{'sheet':<40} {'mask':>5} {'PDS':>7} | {'decode s':>8} {'detect s':>8} "
           f"{'ratio':>5} | {'decode cpu':>10} {'detect cpu':>10} {'ratio':>5}")
     for image, mask, gt in sheets:
@@ -232,6 +276,8 @@ def _real_sheets(folders: list[Path] | None, repeat: int) -> None:
         name = f"{image.parent.name}/{image.name}"
         print(f"{name:<40} {'file' if mask else 'auto':>5} {score:>7.4f} | {_times(r)}"
               + (f"  FAILED: {r['error']}" if r["error"] else ""))
+        scores[f"{name} {'file' if mask else 'auto'}"] = float(score)
+    return scores
 
 
 if __name__ == "__main__":

@@ -2,6 +2,9 @@
 
 A sheet ``NNN`` has ``NNN-INPUT.jpg`` (the scan), ``NNN-INPUT-MASK.png`` (map area),
 ``NNN-OUTPUT-GT.<ext>`` (ground truth) and a method writes ``NNN-OUTPUT-PRED.<ext>``.
+Outside that convention a sheet's mask is ``<stem>-MASK.png`` beside it (``INPUT-MASK.png``
+beside ``INPUT.jpg``, ``plate-MASK.png`` beside ``plate.tif``): :func:`mask_for_input`
+looks for both names, for every command and the plugin.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from .errors import InputError
 
 INPUT = "-INPUT.jpg"
 INPUT_MASK = "-INPUT-MASK.png"
+MASK = "-MASK.png"   # <stem>-MASK.png: a sheet's mask outside the MapSeg names
 OUTPUT_GT = "-OUTPUT-GT"
 OUTPUT_PRED = "-OUTPUT-PRED"
 
@@ -36,18 +40,35 @@ def list_inputs(directory: str | os.PathLike) -> list[Path]:
     return found
 
 
-def mask_for_input(input_path: str | os.PathLike) -> Path | None:
-    """The ``NNN-INPUT-MASK.png`` next to ``NNN-INPUT.jpg`` if it exists."""
+def mask_names(input_path: str | os.PathLike,
+               folder: str | os.PathLike | None = None) -> list[Path]:
+    """The names a sheet's mask may have, in the order they are looked for: the MapSeg
+    ``NNN-INPUT-MASK.png``, then ``<stem>-MASK.png``; beside the sheet, or in ``folder``.
+
+    >>> [p.name for p in mask_names("maps/INPUT.jpg")]
+    ['INPUT-INPUT-MASK.png', 'INPUT-MASK.png']
+    >>> [p.name for p in mask_names("maps/001-INPUT.jpg")]
+    ['001-INPUT-MASK.png']
+    """
     p = Path(input_path)
-    candidate = p.with_name(sheet_id(p) + INPUT_MASK)
-    return candidate if candidate.is_file() else None
+    where = Path(folder) if folder is not None else p.parent
+    names = (sheet_id(p) + INPUT_MASK, p.stem + MASK)
+    return [where / name for name in dict.fromkeys(names)]
+
+
+def mask_for_input(input_path: str | os.PathLike,
+                   folder: str | os.PathLike | None = None) -> Path | None:
+    """The sheet's mask file if there is one: ``NNN-INPUT-MASK.png`` or ``<stem>-MASK.png``
+    (:func:`mask_names`) beside the sheet, or in ``folder``; else None."""
+    return next((p for p in mask_names(input_path, folder) if p.is_file()), None)
 
 
 def sheet_mask(input_path: str | os.PathLike,
                mask: str | os.PathLike | None = None) -> Path | None:
     """The map-area mask of one sheet: ``mask`` when given (InputError unless it is a
-    non-empty file), else the ``NNN-INPUT-MASK.png`` beside the sheet, else None (the map
-    area is then computed, or the whole sheet searched, as the caller decides)."""
+    non-empty file), else the ``NNN-INPUT-MASK.png`` or ``<stem>-MASK.png`` beside the
+    sheet, else None (the map area is then computed, or the whole sheet searched, as the
+    caller decides)."""
     if mask:
         from .imageio import check_readable_file
 

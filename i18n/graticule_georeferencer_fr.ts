@@ -39,47 +39,47 @@
         <translation>Spline en plaque mince</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="71"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="57"/>
         <source>Pixel column of the intersection on the scan</source>
         <translation>Colonne du pixel de l'intersection sur le scan</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="72"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="58"/>
         <source>Pixel row of the intersection (counted downwards)</source>
         <translation>Ligne du pixel de l'intersection (comptée vers le bas)</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="73"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="59"/>
         <source>Easting of the intersection in the grid CRS</source>
         <translation>Abscisse (est) de l'intersection dans le SCR du carroyage</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="74"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="60"/>
         <source>Northing of the intersection in the grid CRS</source>
         <translation>Ordonnée (nord) de l'intersection dans le SCR du carroyage</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="80"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="66"/>
         <source>Pick on map</source>
         <translation>Choisir sur la carte</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="81"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="67"/>
         <source>Detect the intersections first, then click one on the map</source>
         <translation>Détectez d'abord les intersections, puis cliquez sur l'une d'elles dans la carte</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="90"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="76"/>
         <source>Anchor {0}: give the pixel position (X and Y) and the grid coordinates (E and N), or leave all four empty.</source>
         <translation>Repère {0} : donnez la position en pixels (X et Y) et les coordonnées du carroyage (E et N), ou laissez les quatre cases vides.</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="98"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="84"/>
         <source>Anchor {0}: “{1}” is not a number.</source>
         <translation>Repère {0} : « {1} » n'est pas un nombre.</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="117"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="108"/>
         <source>Detect graticule &amp; georeference</source>
         <translation>Détecter le carroyage et géoréférencer</translation>
     </message>
@@ -99,9 +99,9 @@
         <translation>Masques PNG (*.png);;Tous les fichiers (*)</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="124"/>
-        <source>automatic: NNN-INPUT-MASK.png beside the sheet, if any</source>
-        <translation>automatique : NNN-INPUT-MASK.png à côté de la planche, s'il existe</translation>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="115"/>
+        <source>automatic: NNN-INPUT-MASK.png or NAME-MASK.png beside the sheet, if any</source>
+        <translation>automatique : NNN-INPUT-MASK.png ou NOM-MASK.png à côté de la planche, s'il existe</translation>
     </message>
     <message>
         <location filename="../plugin/tasks.py" line="33"/>
@@ -109,7 +109,7 @@
         <translation>Masque de l'emprise</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="125"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="117"/>
         <source>Graticule</source>
         <translation>Carroyage</translation>
     </message>
@@ -124,27 +124,27 @@
         <translation>Pas du carroyage</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="141"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="136"/>
         <source>Anchor: which intersection is which</source>
         <translation>Repère : quelle intersection est laquelle</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="143"/>
+        <location filename="../plugin/review/table.py" line="31"/>
         <source>Pixel X</source>
         <translation>Pixel X</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="143"/>
+        <location filename="../plugin/review/table.py" line="31"/>
         <source>Pixel Y</source>
         <translation>Pixel Y</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="143"/>
+        <location filename="../plugin/review/table.py" line="30"/>
         <source>Easting</source>
         <translation>Est (E)</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="143"/>
+        <location filename="../plugin/review/table.py" line="30"/>
         <source>Northing</source>
         <translation>Nord (N)</translation>
     </message>
@@ -154,17 +154,17 @@
         <translation>Repère</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="147"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="143"/>
         <source>Second anchor (rotated sheets)</source>
         <translation>Second repère (planches tournées)</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="84"/>
+        <location filename="../plugin/processing_provider/refit_gcps.py" line="38"/>
         <source>QGIS GCP files (*.points);;All files (*)</source>
         <translation>Fichiers de points de contrôle QGIS (*.points);;Tous les fichiers (*)</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="158"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="159"/>
         <source>automatic: &lt;sheet&gt;.points beside the sheet, if any</source>
         <translation>automatique : &lt;planche&gt;.points à côté de la planche, s'il existe</translation>
     </message>
@@ -174,7 +174,7 @@
         <translation>Points connus (.points)</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="164"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="166"/>
         <source>Result</source>
         <translation>Résultat</translation>
     </message>
@@ -189,7 +189,7 @@
         <translation>Transformation</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="174"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="176"/>
         <source>automatic: &lt;sheet&gt;_georef beside the sheet</source>
         <translation>automatique : &lt;planche&gt;_georef à côté de la planche</translation>
     </message>
@@ -199,17 +199,17 @@
         <translation>Dossier de sortie</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="179"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="181"/>
         <source>Detect intersections</source>
         <translation>Détecter les intersections</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="180"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="182"/>
         <source>Find the intersections first, to pick an anchor on the map</source>
         <translation>Trouver d'abord les intersections, pour choisir un repère sur la carte</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="183"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="189"/>
         <source>Georeference</source>
         <translation>Géoréférencer</translation>
     </message>
@@ -219,47 +219,47 @@
         <translation>Fermer</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="196"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="205"/>
         <source>Choose the grid CRS (the coordinates printed on the sheet).</source>
         <translation>Choisissez le SCR du carroyage (celui des coordonnées imprimées sur la planche).</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="198"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="207"/>
         <source>Choose the target CRS of the georeferenced sheet.</source>
         <translation>Choisissez le SCR cible de la planche géoréférencée.</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/provider.py" line="26"/>
+        <location filename="../plugin/widgets.py" line="176"/>
         <source>Graticule Georeferencer</source>
         <translation>Graticule Georeferencer</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/task_dialog.py" line="238"/>
+        <location filename="../plugin/dialogs/task_dialog.py" line="239"/>
         <source>A job is already running; wait for it or cancel it.</source>
         <translation>Un traitement est déjà en cours ; attendez sa fin ou annulez-le.</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="220"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="229"/>
         <source>Detecting the graticule of {0}</source>
         <translation>Détection du carroyage de {0}</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="225"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="235"/>
         <source>Georeferencing {0}</source>
         <translation>Géoréférencement de {0}</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/task_dialog.py" line="257"/>
+        <location filename="../plugin/dialogs/task_dialog.py" line="258"/>
         <source>{0} cancelled; nothing was written.</source>
         <translation>{0} annulé ; aucun fichier n'a été écrit.</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/task_dialog.py" line="260"/>
+        <location filename="../plugin/dialogs/task_dialog.py" line="261"/>
         <source>{0} failed.</source>
         <translation>{0} : échec.</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="220"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="229"/>
         <source>Detection</source>
         <translation>Détection</translation>
     </message>
@@ -269,102 +269,102 @@
         <translation>Géoréférencement</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/task_dialog.py" line="144"/>
+        <location filename="../plugin/review/canvas.py" line="95"/>
         <source>QGIS cannot open {0}.</source>
         <translation>QGIS ne peut pas ouvrir {0}.</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="297"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="395"/>
         <source>Detect the intersections first.</source>
         <translation>Détectez d'abord les intersections.</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="306"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="404"/>
         <source>Click an intersection (red cross) on the map.</source>
         <translation>Cliquez sur une intersection (croix rouge) dans la carte.</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="322"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="420"/>
         <source>No detected intersection near the click; click closer to a red cross.</source>
         <translation>Aucune intersection détectée près du clic ; cliquez plus près d'une croix rouge.</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/task_dialog.py" line="75"/>
+        <location filename="../plugin/dialogs/task_dialog.py" line="76"/>
         <source>Choose an image file</source>
         <translation>Choisir un fichier image</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/task_dialog.py" line="125"/>
+        <location filename="../plugin/dialogs/task_dialog.py" line="126"/>
         <source>Choose the scanned sheet: a raster layer or an image file.</source>
         <translation>Choisissez la planche numérisée : une couche raster ou un fichier image.</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/task_dialog.py" line="128"/>
+        <location filename="../plugin/dialogs/task_dialog.py" line="129"/>
         <source>The file {0} does not exist; choose the sheet again.</source>
         <translation>Le fichier {0} n'existe pas ; choisissez à nouveau la planche.</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/task_dialog.py" line="170"/>
+        <location filename="../plugin/dialogs/task_dialog.py" line="171"/>
         <source>Cancel</source>
         <translation>Annuler</translation>
     </message>
     <message>
-        <location filename="../plugin/jobs.py" line="64"/>
+        <location filename="../plugin/jobs.py" line="90"/>
         <source>done</source>
         <translation>terminé</translation>
     </message>
     <message>
-        <location filename="../plugin/layers.py" line="49"/>
+        <location filename="../plugin/review/canvas.py" line="121"/>
         <source>Used in the fit</source>
         <translation>Retenue pour le calage</translation>
     </message>
     <message>
-        <location filename="../plugin/layers.py" line="49"/>
+        <location filename="../plugin/layers.py" line="72"/>
         <source>Left out (outlier)</source>
         <translation>Écartée (aberrante)</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="137"/>
+        <location filename="../plugin/processing_provider/georeference.py" line="133"/>
         <source>{0} (georeferenced)</source>
         <translation>{0} (géoréférencée)</translation>
     </message>
     <message>
-        <location filename="../plugin/layers.py" line="80"/>
+        <location filename="../plugin/layers.py" line="90"/>
         <source>{0} intersections</source>
         <translation>{0} intersections</translation>
     </message>
     <message>
-        <location filename="../plugin/layers.py" line="83"/>
+        <location filename="../plugin/layers.py" line="93"/>
         <source>QGIS cannot open the results in {0}</source>
         <translation>QGIS ne peut pas ouvrir les résultats dans {0}</translation>
     </message>
     <message>
-        <location filename="../plugin/layers.py" line="143"/>
+        <location filename="../plugin/layers.py" line="163"/>
         <source>Detected intersections</source>
         <translation>Intersections détectées</translation>
     </message>
     <message>
-        <location filename="../plugin/main.py" line="55"/>
+        <location filename="../plugin/main.py" line="58"/>
         <source>&amp;Graticule Georeferencer</source>
         <translation>&amp;Graticule Georeferencer</translation>
     </message>
     <message>
-        <location filename="../plugin/main.py" line="58"/>
+        <location filename="../plugin/main.py" line="61"/>
         <source>Detect graticule &amp;&amp; georeference…</source>
         <translation>Détecter le carroyage et géoréférencer…</translation>
     </message>
     <message>
-        <location filename="../plugin/main.py" line="58"/>
+        <location filename="../plugin/main.py" line="61"/>
         <source>Find the grid intersections of a scanned sheet and georeference it</source>
         <translation>Trouver les intersections du carroyage d'une planche numérisée et la géoréférencer</translation>
     </message>
     <message>
-        <location filename="../plugin/main.py" line="62"/>
+        <location filename="../plugin/main.py" line="65"/>
         <source>Vectorize building blocks…</source>
         <translation>Vectoriser les îlots…</translation>
     </message>
     <message>
-        <location filename="../plugin/main.py" line="62"/>
+        <location filename="../plugin/main.py" line="65"/>
         <source>Turn the building blocks of a sheet into GeoPackage polygons</source>
         <translation>Transformer les îlots d'une planche en polygones GeoPackage</translation>
     </message>
@@ -514,7 +514,7 @@
         <translation>Aucun</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="94"/>
+        <location filename="../plugin/processing_provider/georeference.py" line="100"/>
         <source>Resampling (warped transforms)</source>
         <translation>Rééchantillonnage (transformations avec déformation)</translation>
     </message>
@@ -539,37 +539,37 @@
         <translation>Lanczos</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="99"/>
+        <location filename="../plugin/processing_provider/georeference.py" line="109"/>
         <source>Intersections with residuals</source>
         <translation>Intersections et leurs résidus</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="102"/>
+        <location filename="../plugin/processing_provider/georeference.py" line="112"/>
         <source>Georeferenced sheet</source>
         <translation>Planche géoréférencée</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="104"/>
+        <location filename="../plugin/processing_provider/georeference.py" line="114"/>
         <source>RMSE (map units)</source>
         <translation>Erreur quadratique moyenne (unités de la carte)</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="105"/>
+        <location filename="../plugin/processing_provider/georeference.py" line="115"/>
         <source>RMSE (pixels)</source>
         <translation>Erreur quadratique moyenne (pixels)</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="106"/>
+        <location filename="../plugin/processing_provider/georeference.py" line="116"/>
         <source>Intersections used</source>
         <translation>Intersections retenues</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="107"/>
+        <location filename="../plugin/processing_provider/georeference.py" line="117"/>
         <source>Report</source>
         <translation>Rapport</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="108"/>
+        <location filename="../plugin/processing_provider/georeference.py" line="118"/>
         <source>GCP file (.points)</source>
         <translation>Fichier de points de contrôle (.points)</translation>
     </message>
@@ -599,7 +599,7 @@
         <translation>évaluation</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/provider.py" line="29"/>
+        <location filename="../plugin/processing_provider/provider.py" line="30"/>
         <source>Graticule Georeferencer: historical map sheets</source>
         <translation>Graticule Georeferencer : planches de cartes anciennes</translation>
     </message>
@@ -619,22 +619,22 @@
         <translation>La couche « {0} » ne lit pas un fichier sur le disque ; enregistrez-la d'abord en GeoTIFF.</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="231"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="241"/>
         <source>{0} intersections found, {1} px apart. Pick one on the map to anchor the grid.</source>
         <translation>{0} intersections trouvées, espacées de {1} px. Choisissez-en une sur la carte pour caler le carroyage.</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="251"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="338"/>
         <source>{0} georeferenced: RMSE {1} {2} ({3} px) over {4} of {5} intersections. Files in {6}</source>
         <translation>{0} géoréférencée : erreur quadratique moyenne {1} {2} ({3} px) sur {4} intersections retenues parmi {5}. Fichiers dans {6}</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="329"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="427"/>
         <source>Intersection column {0}, row {1} at pixel ({2}; {3}): now type its easting and northing.</source>
         <translation>Intersection colonne {0}, ligne {1}, au pixel ({2} ; {3}) : saisissez maintenant ses coordonnées est et nord.</translation>
     </message>
     <message>
-        <location filename="../plugin/processing_provider/georeference.py" line="140"/>
+        <location filename="../plugin/processing_provider/georeference.py" line="136"/>
         <source>RMSE {0} map units ({1} px) over {2} of {3} intersections.</source>
         <translation>Erreur quadratique moyenne {0} unités de la carte ({1} px) sur {2} intersections retenues parmi {3}.</translation>
     </message>
@@ -645,8 +645,8 @@
     </message>
     <message>
         <location filename="../plugin/dialogs/blocks_dialog.py" line="32"/>
-        <source>automatic: NNN-INPUT-MASK.png beside the sheet, else found on the sheet</source>
-        <translation>automatique : NNN-INPUT-MASK.png à côté de la planche, sinon trouvé sur la planche</translation>
+        <source>automatic: NNN-INPUT-MASK.png or NAME-MASK.png beside the sheet, else found on the sheet</source>
+        <translation>automatique : NNN-INPUT-MASK.png ou NOM-MASK.png à côté de la planche, sinon trouvé sur la planche</translation>
     </message>
     <message>
         <location filename="../plugin/processing_provider/building_blocks.py" line="66"/>
@@ -664,12 +664,12 @@
         <translation>Polygones</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/blocks_dialog.py" line="38"/>
+        <location filename="../plugin/dialogs/blocks_dialog.py" line="39"/>
         <source>automatic: the sheet&apos;s own, or &lt;sheet&gt;_georef beside it; else pixels</source>
         <translation>automatique : celui de la planche, ou &lt;planche&gt;_georef à côté ; sinon en pixels</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/blocks_dialog.py" line="41"/>
+        <location filename="../plugin/dialogs/blocks_dialog.py" line="42"/>
         <source>Georeferencing (.points)</source>
         <translation>Géoréférencement (.points)</translation>
     </message>
@@ -679,22 +679,22 @@
         <translation>GeoPackage (*.gpkg)</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/blocks_dialog.py" line="42"/>
+        <location filename="../plugin/dialogs/blocks_dialog.py" line="43"/>
         <source>automatic: &lt;sheet&gt;_blocks.gpkg beside the sheet</source>
         <translation>automatique : &lt;planche&gt;_blocks.gpkg à côté de la planche</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/blocks_dialog.py" line="44"/>
+        <location filename="../plugin/dialogs/blocks_dialog.py" line="45"/>
         <source>Output GeoPackage</source>
         <translation>GeoPackage de sortie</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/blocks_dialog.py" line="45"/>
+        <location filename="../plugin/dialogs/blocks_dialog.py" line="46"/>
         <source>Vectorize</source>
         <translation>Vectoriser</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/blocks_dialog.py" line="58"/>
+        <location filename="../plugin/dialogs/blocks_dialog.py" line="59"/>
         <source>Vectorizing the blocks of {0}</source>
         <translation>Vectorisation des îlots de {0}</translation>
     </message>
@@ -704,12 +704,12 @@
         <translation>{0} îlots</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/blocks_dialog.py" line="63"/>
+        <location filename="../plugin/dialogs/blocks_dialog.py" line="64"/>
         <source>{0} closed shapes</source>
         <translation>{0} formes fermées</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/blocks_dialog.py" line="68"/>
+        <location filename="../plugin/dialogs/blocks_dialog.py" line="69"/>
         <source>{0}: {1}, {2}. Saved in {3}</source>
         <translation>{0} : {1}, {2}. Enregistrés dans {3}</translation>
     </message>
@@ -719,7 +719,7 @@
         <translation>{0} formes</translation>
     </message>
     <message>
-        <location filename="../plugin/layers.py" line="180"/>
+        <location filename="../plugin/layers.py" line="200"/>
         <source>QGIS cannot open {0}</source>
         <translation>QGIS ne peut pas ouvrir {0}</translation>
     </message>
@@ -790,10 +790,10 @@ Le PNG facultatif est la sortie de la tâche 1 de MapSeg : 255 sur les îlots, u
         <location filename="../plugin/processing_provider/map_area.py" line="27"/>
         <source>Finds the map content inside the frame of a scanned sheet, without the margins, titles and legends, as in ICDAR 2021 MapSeg task 2.
 
-The output is a single-channel PNG of the sheet&apos;s size: 255 on the map, 0 elsewhere. Name it NNN-INPUT-MASK.png beside NNN-INPUT.jpg and the other algorithms use it by default.</source>
+The output is a single-channel PNG of the sheet&apos;s size: 255 on the map, 0 elsewhere. Name it NNN-INPUT-MASK.png beside NNN-INPUT.jpg (or NAME-MASK.png beside NAME.jpg) and the other algorithms use it by default.</source>
         <translation>Trouve le contenu cartographique à l'intérieur du cadre d'une planche numérisée, sans les marges, titres et légendes, comme dans la tâche 2 d'ICDAR 2021 MapSeg.
 
-La sortie est un PNG à un canal de la taille de la planche : 255 sur la carte, 0 ailleurs. Nommez-le NNN-INPUT-MASK.png à côté de NNN-INPUT.jpg et les autres algorithmes l'utiliseront par défaut.</translation>
+La sortie est un PNG à un canal de la taille de la planche : 255 sur la carte, 0 ailleurs. Nommez-le NNN-INPUT-MASK.png à côté de NNN-INPUT.jpg (ou NOM-MASK.png à côté de NOM.jpg) et les autres algorithmes l'utiliseront par défaut.</translation>
     </message>
     <message>
         <location filename="../plugin/processing_provider/map_area.py" line="37"/>
@@ -806,7 +806,7 @@ La sortie est un PNG à un canal de la taille de la planche : 255 sur la carte, 
         <translation>La carte couvre {0} % de la planche.</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/task_dialog.py" line="96"/>
+        <location filename="../plugin/dialogs/task_dialog.py" line="97"/>
         <source>Images (*.jpg *.jpeg *.png *.tif *.tiff);;All files (*)</source>
         <translation>Images (*.jpg *.jpeg *.png *.tif *.tiff);;Tous les fichiers (*)</translation>
     </message>
@@ -871,12 +871,12 @@ La sortie est un PNG à un canal de la taille de la planche : 255 sur la carte, 
 
 The points are placed on the sheet as QGIS shows it (pixel positions for an image without georeferencing), with their grid column and row, a confidence between 0 and 1 and whether both lines are drawn through the crossing (visible). The optional CSV has the ICDAR 2021 MapSeg format (x,y in pixels, y downwards) and lists the visible crossings, as MapSeg ground truth does.
 
-Map-area mask: a PNG (255 = map) of the sheet&apos;s size; when left empty, NNN-INPUT-MASK.png beside NNN-INPUT.jpg is used if present, else the map area is found automatically. Grid spacing: the distance between grid lines in pixels, if known (0 = find it).</source>
+Map-area mask: a PNG (255 = map) of the sheet&apos;s size; when left empty, NNN-INPUT-MASK.png beside NNN-INPUT.jpg (or NAME-MASK.png beside NAME.jpg) is used if present, else the map area is found automatically. Grid spacing: the distance between grid lines in pixels, if known (0 = find it).</source>
         <translation>Trouve les lignes du carroyage imprimées sur une planche numérisée et leurs intersections, à une fraction de pixel près.
 
 Les points sont placés sur la planche telle que QGIS l'affiche (positions en pixels pour une image non géoréférencée), avec leur colonne et leur ligne dans le carroyage, une confiance entre 0 et 1 et l'indication que les deux lignes traversent bien le croisement (visible). Le CSV facultatif suit le format ICDAR 2021 MapSeg (x,y en pixels, y vers le bas) et donne les croisements visibles, comme la vérité terrain de MapSeg.
 
-Masque de l'emprise : un PNG (255 = carte) de la taille de la planche ; s'il est laissé vide, NNN-INPUT-MASK.png à côté de NNN-INPUT.jpg est utilisé s'il existe, sinon l'emprise de la carte est trouvée automatiquement. Pas du carroyage : la distance entre les lignes en pixels, si on la connaît (0 = la trouver).</translation>
+Masque de l'emprise : un PNG (255 = carte) de la taille de la planche ; s'il est laissé vide, NNN-INPUT-MASK.png à côté de NNN-INPUT.jpg (ou NOM-MASK.png à côté de NOM.jpg) est utilisé s'il existe, sinon l'emprise de la carte est trouvée automatiquement. Pas du carroyage : la distance entre les lignes en pixels, si on la connaît (0 = la trouver).</translation>
     </message>
     <message>
         <location filename="../plugin/processing_provider/building_blocks.py" line="55"/>
@@ -884,7 +884,7 @@ Masque de l'emprise : un PNG (255 = carte) de la taille de la planche ; s'il est
         <translation>Distance maximale, en pixels, entre le contour simplifié d'un polygone et le contour en pixels qu'il remplace (Douglas-Peucker sur chaque limite commune à deux polygones, si bien que les voisins ne présentent ni trou ni chevauchement) ; 0 garde exactement les contours en pixels.</translation>
     </message>
     <message>
-        <location filename="../plugin/main.py" line="108"/>
+        <location filename="../plugin/main.py" line="124"/>
         <source>Missing Python packages: {0}.</source>
         <translation>Paquets Python manquants : {0}.</translation>
     </message>
@@ -959,37 +959,37 @@ Masque de l'emprise : un PNG (255 = carte) de la taille de la planche ; s'il est
         <translation>Le Python de QGIS n'a pas pu être lancé ; copiez les instructions et lancez-les vous-même.</translation>
     </message>
     <message>
-        <location filename="../plugin/main.py" line="110"/>
+        <location filename="../plugin/main.py" line="126"/>
         <source>How to install…</source>
         <translation>Comment installer…</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="133"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="128"/>
         <source>automatic</source>
         <translation>automatique</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="135"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="130"/>
         <source>Distance between two grid lines, in the units of the grid CRS (1000 m on the Paris atlas); automatic: the step of the grid values printed on the sheet, else 1000</source>
         <translation>Distance entre deux lignes du carroyage, dans l'unité du SCR du carroyage (1000 m sur l'atlas de Paris) ; automatique : le pas des valeurs du carroyage imprimées sur la planche, sinon 1000</translation>
     </message>
     <message>
-        <location filename="../plugin/dialogs/georeference_dialog.py" line="261"/>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="348"/>
         <source>Leave the anchors empty to read the grid values printed on the sheet; or type the pixel position of an intersection and its grid coordinates, or detect the intersections and pick one on the map.</source>
         <translation>Laissez les repères vides pour lire les valeurs du carroyage imprimées sur la planche ; ou saisissez la position en pixels d'une intersection et ses coordonnées dans le carroyage, ou détectez les intersections et choisissez-en une sur la carte.</translation>
     </message>
     <message>
-        <location filename="../plugin/layers.py" line="122"/>
+        <location filename="../plugin/layers.py" line="142"/>
         <source>{0} grid labels read</source>
         <translation>{0} valeurs du carroyage lues</translation>
     </message>
     <message>
-        <location filename="../plugin/layers.py" line="132"/>
+        <location filename="../plugin/review/canvas.py" line="145"/>
         <source>Label used</source>
         <translation>Valeur utilisée</translation>
     </message>
     <message>
-        <location filename="../plugin/layers.py" line="132"/>
+        <location filename="../plugin/review/canvas.py" line="145"/>
         <source>Label left out</source>
         <translation>Valeur écartée</translation>
     </message>
@@ -1015,6 +1015,540 @@ Le dossier de sortie reçoit &lt;planche&gt;.tif (la planche géoréférencée),
         <location filename="../plugin/tasks.py" line="60"/>
         <source>Unexpected error: {0}. The details are in the log (Log Messages panel, Graticule Georeferencer tab, or the algorithm&apos;s log).</source>
         <translation>Erreur inattendue : {0}. Les détails sont dans le journal (panneau Journal des messages, onglet Graticule Georeferencer, ou journal de l'algorithme).</translation>
+    </message>
+    <message>
+        <location filename="../plugin/review/panel.py" line="286"/>
+        <source>refused</source>
+        <translation>refusée</translation>
+    </message>
+    <message>
+        <location filename="../plugin/atlas.py" line="43"/>
+        <source>flagged: overlap or hole</source>
+        <translation>signalée : chevauchement ou trou</translation>
+    </message>
+    <message>
+        <location filename="../plugin/atlas.py" line="44"/>
+        <source>uncertain</source>
+        <translation>incertaine</translation>
+    </message>
+    <message>
+        <location filename="../plugin/atlas.py" line="44"/>
+        <source>placed</source>
+        <translation>placée</translation>
+    </message>
+    <message>
+        <location filename="../plugin/atlas.py" line="89"/>
+        <source>{0} holds no {1}: open the output folder of a directory run (python -m core.georef FOLDER …).</source>
+        <translation>{0} ne contient pas de {1} : ouvrez le dossier de sortie d'un traitement de dossier (python -m core.georef DOSSIER …).</translation>
+    </message>
+    <message>
+        <location filename="../plugin/atlas.py" line="91"/>
+        <source>{0} atlas</source>
+        <translation>Atlas {0}</translation>
+    </message>
+    <message>
+        <location filename="../plugin/atlas.py" line="92"/>
+        <source>{0} footprints</source>
+        <translation>Emprises {0}</translation>
+    </message>
+    <message>
+        <location filename="../plugin/atlas.py" line="100"/>
+        <source>{0} mosaic</source>
+        <translation>Mosaïque {0}</translation>
+    </message>
+    <message>
+        <location filename="../plugin/atlas.py" line="123"/>
+        <source>Atlas run</source>
+        <translation>Traitement d'atlas</translation>
+    </message>
+    <message>
+        <location filename="../plugin/atlas.py" line="137"/>
+        <source>Status</source>
+        <translation>État</translation>
+    </message>
+    <message>
+        <location filename="../plugin/review/panel.py" line="147"/>
+        <source>Why</source>
+        <translation>Pourquoi</translation>
+    </message>
+    <message>
+        <location filename="../plugin/atlas.py" line="139"/>
+        <source>Double click a sheet to review its GCPs</source>
+        <translation>Double-cliquez sur une planche pour vérifier ses points de contrôle</translation>
+    </message>
+    <message>
+        <location filename="../plugin/atlas.py" line="185"/>
+        <source>{0}: {1} placed, {2} uncertain, {3} flagged, {4} refused. Double click a sheet to review it.</source>
+        <translation>{0} : {1} placées, {2} incertaines, {3} signalées, {4} refusées. Double-cliquez sur une planche pour la vérifier.</translation>
+    </message>
+    <message>
+        <location filename="../plugin/atlas.py" line="206"/>
+        <source>A sheet is being read; wait for it.</source>
+        <translation>Une planche est en cours de lecture ; attendez la fin.</translation>
+    </message>
+    <message>
+        <location filename="../plugin/atlas.py" line="210"/>
+        <source>No sheet of this run was placed: open {0} with the georeferencing dialog instead.</source>
+        <translation>Aucune planche de ce traitement n'a été placée : ouvrez plutôt {0} avec la fenêtre de géoréférencement.</translation>
+    </message>
+    <message>
+        <location filename="../plugin/atlas.py" line="223"/>
+        <source>{0} read: review it in the panel.</source>
+        <translation>{0} lue : vérifiez-la dans le panneau.</translation>
+    </message>
+    <message>
+        <location filename="../plugin/atlas.py" line="226"/>
+        <source>Reading {0} failed.</source>
+        <translation>La lecture de {0} a échoué.</translation>
+    </message>
+    <message>
+        <location filename="../plugin/atlas.py" line="229"/>
+        <source>Reading {0} again (detection and labels)…</source>
+        <translation>Nouvelle lecture de {0} (détection et valeurs)…</translation>
+    </message>
+    <message>
+        <location filename="../plugin/atlas.py" line="230"/>
+        <source>Reading {0} for review</source>
+        <translation>Lecture de {0} pour vérification</translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="121"/>
+        <source>The CRS of the coordinates printed on the sheet: any CRS of QGIS, the Paris atlas grid, or one typed as PROJ/WKT; a .points file&apos;s own CRS is taken when one is chosen</source>
+        <translation>Le SCR des coordonnées imprimées sur la planche : tout SCR de QGIS, le carroyage de l'atlas de Paris, ou un SCR saisi en PROJ/WKT ; le SCR propre d'un fichier .points est repris quand on en choisit un</translation>
+    </message>
+    <message>
+        <location filename="../plugin/review/panel.py" line="64"/>
+        <source>Review GCPs</source>
+        <translation>Vérifier les points</translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="186"/>
+        <source>Check, correct and refit the GCPs of the last result (or of a refused sheet) in the review panel</source>
+        <translation>Contrôler, corriger et recaler les points de contrôle du dernier résultat (ou d'une planche refusée) dans le panneau de vérification</translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="287"/>
+        <source>{0} labels read:</source>
+        <translation>{0} valeurs lues :</translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="292"/>
+        <source>Review…</source>
+        <translation>Vérifier…</translation>
+    </message>
+    <message>
+        <location filename="../plugin/dialogs/georeference_dialog.py" line="331"/>
+        <source>Grid CRS taken from {0}: {1}.</source>
+        <translation>SCR du carroyage repris de {0} : {1}.</translation>
+    </message>
+    <message>
+        <location filename="../plugin/main.py" line="68"/>
+        <source>Review GCPs…</source>
+        <translation>Vérifier les points de contrôle…</translation>
+    </message>
+    <message>
+        <location filename="../plugin/main.py" line="68"/>
+        <source>Check, correct and refit the GCPs of a georeferenced sheet, a refused one or any sheet with a .points file</source>
+        <translation>Contrôler, corriger et recaler les points de contrôle d'une planche géoréférencée, refusée ou accompagnée d'un fichier .points</translation>
+    </message>
+    <message>
+        <location filename="../plugin/main.py" line="72"/>
+        <source>Open atlas run…</source>
+        <translation>Ouvrir un traitement d'atlas…</translation>
+    </message>
+    <message>
+        <location filename="../plugin/main.py" line="72"/>
+        <source>Show the sheets of a directory run as footprints over their mosaic, with the refused and uncertain ones listed</source>
+        <translation>Afficher les planches d'un traitement de dossier en emprises sur leur mosaïque, avec la liste des planches refusées et incertaines</translation>
+    </message>
+    <message>
+        <location filename="../plugin/main.py" line="212"/>
+        <source>Output folder of a directory run (footprints.gpkg)</source>
+        <translation>Dossier de sortie d'un traitement de dossier (footprints.gpkg)</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/refit_gcps.py" line="23"/>
+        <source>Refit GCPs</source>
+        <translation>Recaler les points de contrôle</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/refit_gcps.py" line="26"/>
+        <source>Fits a transform to the enabled points of a QGIS .points file as they are (no detection, no snapping) and writes the georeferenced sheet, its .points file, VRT, world file and reports: what the review panel&apos;s Save writes, and python -m core.georef SHEET --gcps FILE --gcps-only --outliers none. Disabled points stay in the outputs, disabled. By default every enabled point is used (no outlier rejection), as in QGIS&apos;s georeferencer.
+
+Grid CRS: the CRS the point coordinates are read in (default: the file&apos;s #CRS line); the report gives them in it.</source>
+        <translation>Ajuste une transformation sur les points activés d'un fichier .points QGIS tels quels (sans détection ni aimantation) et écrit la planche géoréférencée, son fichier .points, le VRT, le fichier de géoréférencement (world file) et les rapports : ce qu'écrit le bouton Enregistrer du panneau de vérification, et python -m core.georef PLANCHE --gcps FICHIER --gcps-only --outliers none. Les points désactivés restent dans les sorties, désactivés. Par défaut tous les points activés sont retenus (aucun rejet des points aberrants), comme dans le géoréférenceur de QGIS.
+
+SCR du carroyage : le SCR dans lequel les coordonnées des points sont lues (par défaut : la ligne #CRS du fichier) ; le rapport les donne dans ce SCR.</translation>
+    </message>
+    <message>
+        <location filename="../plugin/processing_provider/refit_gcps.py" line="38"/>
+        <source>GCPs (.points file)</source>
+        <translation>Points de contrôle (fichier .points)</translation>
+    </message>
+    <message>
+        <location filename="../plugin/project.py" line="46"/>
+        <source>The result is in {0}; the project is in {1}.</source>
+        <translation>Le résultat est en {0} ; le projet est en {1}.</translation>
+    </message>
+    <message>
+        <location filename="../plugin/project.py" line="49"/>
+        <source>Use {0} for the project</source>
+        <translation>Passer le projet en {0}</translation>
+    </message>
+    <message>
+        <location filename="../plugin/review/canvas.py" line="102"/>
+        <source>GCPs</source>
+        <translation>Points de contrôle</translation>
+    </message>
+    <message>
+        <location filename="../plugin/review/canvas.py" line="105"/>
+        <source>Residuals</source>
+        <translation>Résidus</translation>
+    </message>
+    <message>
+        <location filename="../plugin/review/canvas.py" line="107"/>
+        <source>Detected crossings</source>
+        <translation>Croisements détectés</translation>
+    </message>
+    <message>
+        <location filename="../plugin/review/canvas.py" line="108"/>
+        <source>Grid labels read</source>
+        <translation>Valeurs du carroyage lues</translation>
+    </message>
+    <message>
+        <location filename="../plugin/review/canvas.py" line="121"/>
+        <source>Left out</source>
+        <translation>Écarté</translation>
+    </message>
+    <message>
+        <location filename="../plugin/review/canvas.py" line="121"/>
+        <source>No grid values yet</source>
+        <translation>Sans coordonnées pour le moment</translation>
+    </message>
+    <message>
+        <location filename="../plugin/review/canvas.py" line="138"/>
+        <source>Residual (exaggerated)</source>
+        <translation>Résidu (exagéré)</translation>
+    </message>
+    <message>
+        <location filename="../plugin/review/canvas.py" line="138"/>
+        <source>Residual of a point left out</source>
+        <translation>Résidu d'un point écarté</translation>
+    </message>
+    <message>
+        <location filename="../plugin/review/canvas.py" line="200"/>
+        <source>arrows × {0}</source>
+        <translation>flèches × {0}</translation>
+    </message>
+    <message>
+        <location filename="../plugin/review/panel.py" line="81"/>
+        <source>Open</source>
+        <translation>Ouvrir</translation>
+    </message>
+    <message>
+        <location filename="../plugin/review/panel.py" line="83"/>
+        <source>Runs, sheets and GCP files (*.report.json *.points *.jpg *.jpeg *.png *.tif *.tiff);;All files (*)</source>
+        <translation>Traitements, planches et fichiers de points (*.report.json *.points *.jpg *.jpeg *.png *.tif *.tiff);;Tous les fichiers (*)</translation>
+    </message>
+    <message>
+        <location filename="../plugin/review/panel.py" line="85"/>
+        <source>a run&apos;s report, a sheet or a .points file</source>
+        <translation>le rapport d'un traitement, une planche ou un fichier .points</translation>
+    </message>
+    <message>
+        <location filename="../plugin/review/panel.py" line="89"/>
+        <source>Run folder…</source>
+        <translation>Dossier du traitement…</translation>
+    </message>
+    <message>
+        <location filename="../plugin/review/panel.py" line="90"/>
+        <source>Open the output folder of a georeferenced sheet</source>
+        <translation>Ouvrir le dossier de sortie d'une planche géoréférencée</translation>
+    </message>
+    <message>
+        <location filename="../plugin/review/panel.py" line="122"/>
+        <source>Snap to crossings</source>
+        <translation>Aimanter aux croisements</translation>
+    </message>
+    <message>
+        <location filename="../plugin/review/panel.py" line="124"/>
+        <source>A moved or added point goes onto the nearest detected crossing within a quarter of a grid cell</source>
+        <translation>Un point déplacé ou ajouté va sur le croisement détecté le plus proche, à moins d'un quart de maille</translation>
+    </message>
+    <message>
+        <location filename="../plugin/review/panel.py" line="127"/>
+        <source>Add point</source>
+        <translation>Ajouter un point</translation>
+    </message>
+    <message>
+        <location filename="../plugin/review/panel.py" line="129"/>
+        <source>Click the sheet to add a point, then type its grid values in the table</source>
+        <translation>Cliquez sur la planche pour ajouter un point, puis saisissez ses coordonnées dans le tableau</translation>
+    </message>
+    <message>
+        <location filename="../plugin/review/panel.py" line="133"/>
+        <source>Remove</source>
+        <translation>Supprimer</translation>
+    </message>
+    <message>
+        <location filename="../plugin/review/panel.py" line="134"/>
+        <source>Remove the selected point (Delete)</source>
+        <translation>Supprimer le point sélectionné (Suppr)</translation>
+    </message>
+    <message>
+        <location filename="../plugin/review/panel.py" line="142"/>
+        <source>What was read on the sheet</source>
+        <translation>Ce qui a été lu sur la planche</translation>
+    </message>
+    <message>
+        <location filename="../plugin/review/panel.py" line="147"/>
+        <source>Text</source>
+        <translation>Texte</translation>
+    </message>
+    <message>
+        <location filename="../plugin/review/panel.py" line="147"/>
+        <source>Value</source>
+        <translation>Valeur</translation>
+    </message>
+    <message>
+        <location filename="../plugin/review/panel.py" line="147"/>
+        <source>Family</source>
+        <translation>Famille</translation>
+    </message>
+    <message>
+        <location filename="../plugin/review/panel.py" line="147"/>
+        <source>Line</source>
+        <translation>Ligne</translation>
+    </message>
+    <message>
+        <location filename="../plugin/review/table.py" line="30"/>
+        <source>Used</source>
+        <translation>Retenu</translation>
+    </message>
+    <message>
+        <location filename="../plugin/review/panel.py" line="156"/>
+        <source>Undo</source>
+        <translation>Annuler</translation>
+    </message>
+    <message>
+        <location filename="../plugin/review/panel.py" line="157"/>
+        <source>Redo</source>
+        <translation>Rétablir</translation>
+    </message>
+    <message>
+        <location filename="../plugin/review/panel.py" line="158"/>
+        <source>Undo the last change (Ctrl+Z)</source>
+        <translation>Annuler la dernière modification (Ctrl+Z)</translation>
+    </message>
+    <message>
+        <location filename="../plugin/review/panel.py" line="159"/>
+        <source>Redo (Ctrl+Shift+Z)</source>
+        <translation>Rétablir (Ctrl+Maj+Z)</translation>
+    </message>
+    <message>
+        <location filename="../plugin/review/panel.py" line="162"/>
+        <source>Whole sheet</source>
+        <translation>Toute la planche</translation>
+    </message>
+    <message>
+        <location filename="../plugin/review/panel.py" line="164"/>
+        <source>Save</source>
+        <translation>Enregistrer</translation>
+    </message>
+    <message>
+        <location filename="../plugin/review/panel.py" line="165"/>
+        <source>Write the .points file, the GeoTIFF and the reports into the run&apos;s folder, and reload them</source>
+        <translation>Écrire le fichier .points, le GeoTIFF et les rapports dans le dossier du traitement, puis les recharger</translation>
+    </message>
+    <message>
+        <location filename="../plugin/review/panel.py" line="208"/>
+        <source>Output folder of a georeferenced sheet</source>
+        <translation>Dossier de sortie d'une planche géoréférencée</translation>
+    </message>
+    <message>
+        <location filename="../plugin/review/panel.py" line="286"/>
+        <source>{0} points</source>
+        <translation>{0} points</translation>
+    </message>
+    <message>
+        <location filename="../plugin/review/panel.py" line="288"/>
+        <source>{0} ({1}): grid {2} → {3}</source>
+        <translation>{0} ({1}) : carroyage {2} → {3}</translation>
+    </message>
+    <message>
+        <location filename="../plugin/review/panel.py" line="296"/>
+        <source>yes</source>
+        <translation>oui</translation>
+    </message>
+    <message>
+        <location filename="../plugin/review/panel.py" line="296"/>
+        <source>no</source>
+        <translation>non</translation>
+    </message>
+    <message>
+        <location filename="../plugin/review/panel.py" line="305"/>
+        <source>Certainty of the labelling: {0}</source>
+        <translation>Certitude de la lecture des valeurs : {0}</translation>
+    </message>
+    <message>
+        <location filename="../plugin/review/panel.py" line="307"/>
+        <source>Candidate: {0}</source>
+        <translation>Candidat : {0}</translation>
+    </message>
+    <message>
+        <location filename="../plugin/review/panel.py" line="309"/>
+        <source>Refused: {0}</source>
+        <translation>Refusée : {0}</translation>
+    </message>
+    <message>
+        <location filename="../plugin/review/panel.py" line="348"/>
+        <source>No fit: {0}</source>
+        <translation>Pas de calage : {0}</translation>
+    </message>
+    <message>
+        <location filename="../plugin/review/panel.py" line="351"/>
+        <source>RMSE {0} {1} ({2} px) over {3} of {4} points, {5}; {6}</source>
+        <translation>EQM {0} {1} ({2} px) sur {3} points retenus parmi {4}, {5} ; {6}</translation>
+    </message>
+    <message>
+        <location filename="../plugin/review/panel.py" line="459"/>
+        <source>Saving failed.</source>
+        <translation>L'enregistrement a échoué.</translation>
+    </message>
+    <message>
+        <location filename="../plugin/review/panel.py" line="462"/>
+        <source>Saving the review of {0}</source>
+        <translation>Enregistrement de la vérification de {0}</translation>
+    </message>
+    <message>
+        <location filename="../plugin/review/panel.py" line="480"/>
+        <source>Saved in {0}: RMSE {1} ({2} px) over {3} of {4} points.</source>
+        <translation>Enregistré dans {0} : EQM {1} ({2} px) sur {3} points retenus parmi {4}.</translation>
+    </message>
+    <message>
+        <location filename="../plugin/review/session.py" line="92"/>
+        <source>Use point {0}</source>
+        <translation>Retenir le point {0}</translation>
+    </message>
+    <message>
+        <location filename="../plugin/review/session.py" line="92"/>
+        <source>Leave point {0} out</source>
+        <translation>Écarter le point {0}</translation>
+    </message>
+    <message>
+        <location filename="../plugin/review/session.py" line="98"/>
+        <source>Point {0} has no grid coordinates yet: type its easting and northing first.</source>
+        <translation>Le point {0} n'a pas encore de coordonnées : saisissez d'abord son est et son nord.</translation>
+    </message>
+    <message>
+        <location filename="../plugin/review/session.py" line="118"/>
+        <source>Grid values of point {0}</source>
+        <translation>Coordonnées du point {0}</translation>
+    </message>
+    <message>
+        <location filename="../plugin/review/session.py" line="124"/>
+        <source>Move point {0}</source>
+        <translation>Déplacer le point {0}</translation>
+    </message>
+    <message>
+        <location filename="../plugin/review/session.py" line="129"/>
+        <source>Add point {0}</source>
+        <translation>Ajouter le point {0}</translation>
+    </message>
+    <message>
+        <location filename="../plugin/review/session.py" line="135"/>
+        <source>Remove point {0}</source>
+        <translation>Supprimer le point {0}</translation>
+    </message>
+    <message>
+        <location filename="../plugin/review/session.py" line="139"/>
+        <source>Transform: {0}</source>
+        <translation>Transformation : {0}</translation>
+    </message>
+    <message>
+        <location filename="../plugin/review/table.py" line="30"/>
+        <source>Id</source>
+        <translation>N°</translation>
+    </message>
+    <message>
+        <location filename="../plugin/review/table.py" line="30"/>
+        <source>Column</source>
+        <translation>Colonne</translation>
+    </message>
+    <message>
+        <location filename="../plugin/review/table.py" line="30"/>
+        <source>Row</source>
+        <translation>Rangée</translation>
+    </message>
+    <message>
+        <location filename="../plugin/review/table.py" line="31"/>
+        <source>Residual (px)</source>
+        <translation>Résidu (px)</translation>
+    </message>
+    <message>
+        <location filename="../plugin/review/table.py" line="31"/>
+        <source>Residual (map)</source>
+        <translation>Résidu (carte)</translation>
+    </message>
+    <message>
+        <location filename="../plugin/review/table.py" line="93"/>
+        <source>Used in the fit (Space toggles the selected point)</source>
+        <translation>Retenu pour le calage (Espace bascule le point sélectionné)</translation>
+    </message>
+    <message>
+        <location filename="../plugin/review/table.py" line="122"/>
+        <source>“{0}” is not a number.</source>
+        <translation>« {0} » n'est pas un nombre.</translation>
+    </message>
+    <message>
+        <location filename="../plugin/widgets.py" line="58"/>
+        <source>Details…</source>
+        <translation>Détails…</translation>
+    </message>
+    <message>
+        <location filename="../plugin/widgets.py" line="59"/>
+        <source>Show the whole message</source>
+        <translation>Afficher tout le message</translation>
+    </message>
+    <message>
+        <location filename="../plugin/widgets.py" line="134"/>
+        <source>Paris atlas</source>
+        <translation>Atlas de Paris</translation>
+    </message>
+    <message>
+        <location filename="../plugin/widgets.py" line="135"/>
+        <source>The grid of the Atlas municipal de Paris (Paris Observatory)</source>
+        <translation>Le carroyage de l'Atlas municipal de Paris (Observatoire de Paris)</translation>
+    </message>
+    <message>
+        <location filename="../plugin/widgets.py" line="141"/>
+        <source>PROJ/WKT…</source>
+        <translation>PROJ/WKT…</translation>
+    </message>
+    <message>
+        <location filename="../plugin/widgets.py" line="142"/>
+        <source>Type or paste the CRS as a PROJ string, WKT or code (EPSG:27561)</source>
+        <translation>Saisir ou coller le SCR en chaîne PROJ, en WKT ou en code (EPSG:27561)</translation>
+    </message>
+    <message>
+        <location filename="../plugin/widgets.py" line="172"/>
+        <source>CRS as text</source>
+        <translation>SCR en texte</translation>
+    </message>
+    <message>
+        <location filename="../plugin/widgets.py" line="172"/>
+        <source>PROJ string, WKT or authority code:</source>
+        <translation>Chaîne PROJ, WKT ou code d'autorité :</translation>
+    </message>
+    <message>
+        <location filename="../plugin/widgets.py" line="176"/>
+        <source>“{0}” is not a CRS QGIS knows; give a PROJ string (+proj=…), WKT or an authority code (EPSG:2154).</source>
+        <translation>« {0} » n'est pas un SCR connu de QGIS ; donnez une chaîne PROJ (+proj=…), du WKT ou un code d'autorité (EPSG:2154).</translation>
+    </message>
+    <message>
+        <location filename="../plugin/review/panel.py" line="355"/>
+        <source>warnings: {0}</source>
+        <translation>avertissements : {0}</translation>
     </message>
 </context>
 </TS>

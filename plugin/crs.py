@@ -46,3 +46,37 @@ def core_crs_text(crs: QgsCoordinateReferenceSystem) -> str:
 def result_crs(result) -> QgsCoordinateReferenceSystem:
     """The output CRS of a ``core.georef.GeorefResult``, from the WKT of its report."""
     return QgsCoordinateReferenceSystem.fromWkt(result.report["crs"]["output_wkt"])
+
+
+def crs_name(text: str) -> str:
+    """A short name for a CRS given as core writes it (WKT or code): its authority code and
+    name, the Paris atlas grid's name, or QGIS's description of a custom CRS."""
+    crs = QgsCoordinateReferenceSystem.fromWkt(text)
+    if not crs.isValid():
+        crs = QgsCoordinateReferenceSystem(text)
+    if not crs.isValid():
+        return text[:40]
+    try:
+        if crs == paris_atlas_crs() or crs.toProj() == paris_atlas_crs().toProj():
+            return PARIS_ATLAS_NAME
+    except ImportError:
+        pass
+    if crs.authid().upper().startswith(_AUTHORITIES):
+        return f"{crs.authid()} {crs.description()}".strip()
+    description = crs.description()
+    return description if description and description != "unknown" else crs.toProj()[:60]
+
+
+def crs_from_text(text: str) -> QgsCoordinateReferenceSystem | None:
+    """The CRS a PROJ string, WKT or authority code describes (as a ``.points`` file's
+    ``#CRS`` line or a user types it), or None when QGIS does not know it."""
+    text = " ".join((text or "").split())
+    if not text:
+        return None
+    if text.startswith("+") or "+proj=" in text:
+        crs = QgsCoordinateReferenceSystem.fromProj(text)
+    elif text[:1].isalpha() and "[" in text:
+        crs = QgsCoordinateReferenceSystem.fromWkt(text)
+    else:
+        crs = QgsCoordinateReferenceSystem(text)
+    return crs if crs.isValid() else None

@@ -9,6 +9,7 @@ translating, ``tr("{0} points").format(n)``.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 from qgis.core import QgsApplication, QgsSettings
@@ -30,6 +31,23 @@ def number(value: float, decimals: int = 2) -> str:
     locale = QLocale()
     locale.setNumberOptions(QLocale.NumberOption.OmitGroupSeparator)
     return locale.toString(float(value), "f", decimals)
+
+
+def parse_number(text: str) -> float:
+    """A number typed with a point or a comma as decimal separator (``-1000``, ``1509.6``,
+    ``1 509,6``); ValueError otherwise."""
+    cleaned = "".join(text.split())
+    if cleaned.count(",") == 1 and "." not in cleaned:
+        cleaned = cleaned.replace(",", ".")
+    try:
+        value = float(cleaned)
+    except ValueError:  # grouping separators: "1,509.6" in English, "1.509,6" in German
+        value, ok = QLocale().toDouble(cleaned)
+        if not ok:
+            raise ValueError(text) from None
+    if not math.isfinite(value):
+        raise ValueError(text)
+    return value
 
 
 def qgis_locale() -> str:

@@ -26,8 +26,9 @@ def detect(sheet: Path, mask: str | Path | None, progress: Progress | None, *,
            spacing_px: float | None = None):
     """Detect the graticule intersections of ``sheet`` -> ``core`` GraticuleResult.
 
-    ``mask``: the map-area mask (None: ``NNN-INPUT-MASK.png`` beside the sheet if present,
-    else the map area computed by ``core.maparea``, as the command line does);
+    ``mask``: the map-area mask (None: ``NNN-INPUT-MASK.png`` or ``<stem>-MASK.png`` beside
+    the sheet if present, else the map area computed by ``core.maparea``, as the command
+    line does);
     ``spacing_px``: the distance between grid lines in pixels if known.
     """
     from ..core.graticule import COMPUTE, detect_on_sheet
@@ -63,6 +64,61 @@ def georeference(options: dict, progress: Progress | None) -> GeorefOutcome:
     gpkg = write_intersections_gpkg(tif.with_name(tif.stem + ".intersections.gpkg"), result)
     report(progress, 1.0, tr("done"))
     return GeorefOutcome(result, gpkg, Path(options["input_path"]))
+
+
+@dataclass(frozen=True)
+class SaveRequest:
+    """A reviewed georeference to write: core's ``review``, the reviewed ``points``
+    (``core.georef.review.ReviewPoints``) and transform ``kind``."""
+
+    review: object
+    points: object
+    kind: str
+
+
+def save_review(req: SaveRequest, progress: Progress | None) -> GeorefOutcome:
+    """Write the reviewed GCPs' outputs (``core.georef.review.save_review``: the files of
+    ``--gcps-only``), then the intersections GeoPackage beside them."""
+    from ..core.georef.review import save_review as core_save
+    from ..core.progress import report, sub_progress
+    from .layers import write_intersections_gpkg
+
+    result = core_save(req.review, req.points, req.kind,
+                       progress=sub_progress(progress, 0.0, 0.95))
+    tif = Path(result.outputs["tif"])
+    gpkg = write_intersections_gpkg(tif.with_name(tif.stem + ".intersections.gpkg"), result)
+    report(progress, 1.0, tr("done"))
+    return GeorefOutcome(result, gpkg, Path(req.review.sheet))
+
+
+@dataclass
+class ReviewOutcome:
+    """What the review panel opens: core's ``review`` (``core.georef.review.Review``), or
+    the georeferencing ``outcome`` when the sheet was placed after all."""
+
+    review: object
+    outcome: GeorefOutcome | None = None
+
+
+def georeference_for_review(options: dict, progress: Progress | None) -> ReviewOutcome:
+    """Georeference a sheet (``options`` as for :func:`georeference`) to review it: its run
+    opened for review, or, when the labels name nothing (core's refusal, which carries the
+    detection), the refused sheet with what was read."""
+    from ..core.gridlabels import LabelsUnreadableError
+    from ..core.georef.review import open_review, refused_review
+
+    try:
+        outcome = georeference(options, progress)
+    except LabelsUnreadableError as refusal:
+        review = refused_review(options["input_path"], refusal, crs=options["crs"],
+                                grid_crs=options.get("grid_crs"),
+                                spacing=options.get("spacing"),
+                                transform=options.get("transform", "affine"),
+                                outdir=options.get("outdir"),
+                                mask=options.get("mask") if options.get("mask") != "auto"
+                                else None)
+        return ReviewOutcome(review)
+    return ReviewOutcome(open_review(outcome.result.outputs["json"]), outcome)
 
 
 LEVEL_LAYERS = {"blocks": ("blocks",), "shapes": ("blocks", "shapes")}

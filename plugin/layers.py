@@ -28,33 +28,35 @@ from .i18n import tr
 from .sheets import pixel_to_layer
 
 
-def _marker(shape: str, colour: str, size: float, outline: str = "#1b1b1b",
+def marker(shape: str, colour: str, size: float, outline: str = "#1b1b1b",
             width: float = 0.3) -> QgsMarkerSymbol:
     return QgsMarkerSymbol.createSimple({"name": shape, "color": colour, "size": str(size),
                                          "outline_color": outline, "outline_width": str(width)})
 
 
-def used_renderer(used: QgsSymbol, left: QgsSymbol, used_title: str,
-                  left_title: str) -> QgsRuleBasedRenderer:
-    """Features drawn by their ``used`` field: symbol ``used`` when true, ``left`` else."""
+def rule_renderer(rules) -> QgsRuleBasedRenderer:
+    """A renderer drawing each feature with the first of ``rules`` — (symbol, expression,
+    legend title) — whose expression holds."""
     root = QgsRuleBasedRenderer.Rule(None)
-    for symbol, expression, title in ((used, '"used"', used_title),
-                                      (left, 'NOT "used"', left_title)):
+    for symbol, expression, title in rules:
         root.appendChild(QgsRuleBasedRenderer.Rule(symbol, 0, 0, expression, title))
     return QgsRuleBasedRenderer(root)
 
 
-def style_intersections(layer: QgsVectorLayer) -> None:
-    """Used intersections as green dots, outliers as red crosses; residuals as labels."""
-    layer.setRenderer(used_renderer(_marker("circle", "#2e9e44", 3.0),
-                                    _marker("cross2", "#d7301f", 4.0), tr("Used in the fit"),
-                                    tr("Left out (outlier)")))
+def used_renderer(used: QgsSymbol, left: QgsSymbol, used_title: str,
+                  left_title: str) -> QgsRuleBasedRenderer:
+    """Features drawn by their ``used`` field: symbol ``used`` when true, ``left`` else."""
+    return rule_renderer([(used, '"used"', used_title), (left, 'NOT "used"', left_title)])
+
+
+def label_layer(layer: QgsVectorLayer, expression: str, colour: str = "#1b1b1b") -> None:
+    """Label ``layer``'s features with ``expression`` (8 pt, haloed, beside the symbol)."""
     settings = QgsPalLayerSettings()
-    settings.fieldName = "format_number(\"residual_px\", 1) || ' px'"
+    settings.fieldName = expression
     settings.isExpression = True
     text = QgsTextFormat()
     text.setSize(8)
-    text.setColor(QColor("#1b1b1b"))
+    text.setColor(QColor(colour))
     buffer = text.buffer()
     buffer.setEnabled(True)
     buffer.setSize(0.8)
@@ -63,6 +65,14 @@ def style_intersections(layer: QgsVectorLayer) -> None:
     settings.dist = 1.5
     layer.setLabeling(QgsVectorLayerSimpleLabeling(settings))
     layer.setLabelsEnabled(True)
+
+
+def style_intersections(layer: QgsVectorLayer) -> None:
+    """Used intersections as green dots, outliers as red crosses; residuals as labels."""
+    layer.setRenderer(used_renderer(marker("circle", "#2e9e44", 3.0),
+                                    marker("cross2", "#d7301f", 4.0), tr("Used in the fit"),
+                                    tr("Left out (outlier)")))
+    label_layer(layer, "format_number(\"residual_px\", 1) || ' px'")
 
 
 def add_layers_in_group(project: QgsProject, name: str, layers: list) -> None:
@@ -95,15 +105,25 @@ def memory_layer(uri: str, name: str, crs: QgsCoordinateReferenceSystem,
     in ``crs`` holding ``rows``, each a (QgsGeometry, attribute list) pair."""
     layer = QgsVectorLayer(uri, name, "memory")
     layer.setCrs(crs)
+    replace_features(layer, rows)
+    return layer
+
+
+def replace_features(layer: QgsVectorLayer, rows) -> list[int]:
+    """Put ``rows`` ((QgsGeometry, attribute list) pairs) in place of ``layer``'s features;
+    returns the new feature ids, in the order of ``rows``."""
+    provider = layer.dataProvider()
+    provider.truncate()
     features = []
     for geometry, attributes in rows:
         feat = QgsFeature(layer.fields())
         feat.setGeometry(geometry)
         feat.setAttributes(attributes)
         features.append(feat)
-    layer.dataProvider().addFeatures(features)
+    ok, added = provider.addFeatures(features)
     layer.updateExtents()
-    return layer
+    layer.triggerRepaint()
+    return [f.id() for f in added] if ok else []
 
 
 def labels_layer(result, stem: str) -> QgsVectorLayer:
@@ -155,7 +175,7 @@ def detected_points_layer(graticule, sheet_layer: QgsRasterLayer) -> QgsVectorLa
     """A temporary layer of detected intersections drawn as red crosses over the
     (unreferenced) sheet."""
     layer = detection_layer(graticule, sheet_layer, sheet_layer.crs())
-    layer.renderer().setSymbol(_marker("cross", "#d7301f", 6.0, "#d7301f", 0.6))
+    layer.renderer().setSymbol(marker("cross", "#d7301f", 6.0, "#d7301f", 0.6))
     return layer
 
 

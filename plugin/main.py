@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 from pathlib import Path
 
 from qgis.core import Qgis, QgsApplication, QgsRasterLayer
 from qgis.gui import QgsMessageBar
+from qgis.PyQt.QtCore import Qt
 from qgis.PyQt.QtGui import QIcon
 from qgis.PyQt.QtWidgets import QAction, QPushButton
 
@@ -32,6 +34,7 @@ class GraticuleGeoreferencerPlugin:
         self.menu = ""
         self.provider = None
         self.dialogs: dict[str, object] = {}
+        self.docks: dict[str, object] = {}
 
     # ---- QGIS entry points ------------------------------------------------------------
 
@@ -62,6 +65,14 @@ class GraticuleGeoreferencerPlugin:
         self._add_action("blocks", icon("blocks.svg"), tr("Vectorize building blocks…"),
                          tr("Turn the building blocks of a sheet into GeoPackage polygons"),
                          self.show_blocks_dialog)
+        self._add_action("review", icon("review.svg"), tr("Review GCPs…"),
+                         tr("Check, correct and refit the GCPs of a georeferenced sheet, a "
+                            "refused one or any sheet with a .points file"),
+                         self.show_review_panel)
+        self._add_action("atlas", icon("atlas.svg"), tr("Open atlas run…"),
+                         tr("Show the sheets of a directory run as footprints over their "
+                            "mosaic, with the refused and uncertain ones listed"),
+                         self.choose_atlas)
         self.initProcessing()
         missing = deps.missing_packages()
         if missing:
@@ -74,6 +85,11 @@ class GraticuleGeoreferencerPlugin:
             dialog.close()
             dialog.deleteLater()
         self.dialogs.clear()
+        for dock in self.docks.values():
+            dock.cleanup()
+            self.iface.removeDockWidget(dock)
+            dock.deleteLater()
+        self.docks.clear()
         for action in self.actions:
             self.iface.removePluginRasterMenu(self.menu, action)
             action.deleteLater()
@@ -118,6 +134,8 @@ class GraticuleGeoreferencerPlugin:
         dialog = self.dialogs.get(name)
         if dialog is None:
             dialog = self.dialogs[name] = factory()
+            if hasattr(dialog, "review_opener"):
+                dialog.review_opener = self.open_review
         dialog.show()
         dialog.raise_()
         dialog.activateWindow()
@@ -151,3 +169,55 @@ class GraticuleGeoreferencerPlugin:
     def show_blocks_dialog(self):
         """The "Vectorize building blocks" dialog."""
         return self._dialog("blocks", "blocks_dialog", "BlocksDialog")
+
+    def _dock(self, name: str, module: str, cls: str):
+        """Dock ``cls`` of ``plugin.<module>`` (made once, docked on the right), shown;
+        None (and the missing packages said) without core's packages."""
+        missing = deps.missing_packages()
+        if missing:
+            self._report_missing(missing, Qgis.MessageLevel.Critical)
+            return None
+        dock = self.docks.get(name)
+        if dock is None:
+            factory = getattr(importlib.import_module(f".{module}", __package__), cls)
+            dock = self.docks[name] = factory(self.iface)
+            self.iface.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
+        dock.show()
+        dock.raise_()
+        return dock
+
+    def show_review_panel(self):
+        """The GCP review panel; it opens on the active raster layer's sheet when that has
+        a run or a .points file."""
+        panel = self._dock("review", "review.panel", "ReviewPanel")
+        layer = self.iface.activeLayer()
+        if panel is not None and panel.session is None and isinstance(layer, QgsRasterLayer):
+            from .sheets import SheetError, layer_file
+
+            with contextlib.suppress(SheetError):
+                panel.open_path_quietly(layer_file(layer))
+        return panel
+
+    def open_review(self, review):
+        """Show ``review`` (``core.georef.review.Review``) in the review panel."""
+        panel = self._dock("review", "review.panel", "ReviewPanel")
+        if panel is not None:
+            panel.open_review(review)
+        return panel
+
+    def choose_atlas(self):
+        """Ask for a directory run's output folder, then :meth:`open_atlas` it."""
+        from qgis.PyQt.QtWidgets import QFileDialog
+
+        folder = QFileDialog.getExistingDirectory(
+            self.iface.mainWindow(), tr("Output folder of a directory run (footprints.gpkg)"))
+        return self.open_atlas(folder) if folder else None
+
+    def open_atlas(self, folder):
+        """The atlas panel on the run in ``folder`` (its footprints and mosaic added to the
+        project); double-clicking a sheet opens it in the review panel."""
+        panel = self._dock("atlas", "atlas", "AtlasPanel")
+        if panel is not None:
+            panel.review_opener = self.open_review
+            panel.open_run(folder)
+        return panel

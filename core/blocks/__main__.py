@@ -10,8 +10,8 @@ Directory mode (every NNN-INPUT.jpg; MapSeg names; progress bar; goes on past ba
     python -m core.blocks SHEETS_DIR -o OUT_DIR [--level ...] [--gpkg] [--georef DIR]
 
 writes OUT_DIR/NNN-OUTPUT-PRED.png (and OUT_DIR/NNN-OUTPUT-PRED.gpkg with --gpkg).
-The map-area mask is --mask, else NNN-INPUT-MASK.png beside the sheet, else computed with
-core.maparea.
+The map-area mask is --mask, else NNN-INPUT-MASK.png or <stem>-MASK.png beside the sheet,
+else computed with core.maparea.
 """
 
 from __future__ import annotations
@@ -22,15 +22,16 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..batch import add_batch_options, batch_options, run_batch
+from ..batch import SheetReport, add_batch_options, batch_options, run_batch
 from ..cli import number, run_cli
 from ..errors import InputError
 from ..imageio import check_readable_file
-from ..mapseg_names import INPUT_MASK, OUTPUT_PRED, list_inputs, sheet_id, sheet_mask
+from ..mapseg_names import OUTPUT_PRED, list_inputs, mask_for_input, sheet_id, sheet_mask
 from ..outputs import check_outputs
 from .export import write_outputs
 from .georeference import Georeference, find_georeference
 from .pipeline import LEVELS, segment_sheet
+from .report import count_phrase, sheet_warnings
 from .settings import BlockSettings
 
 
@@ -45,8 +46,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="output PNG (single sheet) or directory (directory mode)")
     ap.add_argument("--mask", type=Path,
                     help="map-area mask PNG (directory mode: a directory of "
-                         "NNN-INPUT-MASK.png); default: NNN-INPUT-MASK.png beside the sheet, "
-                         "else computed")
+                         "NNN-INPUT-MASK.png); default: NNN-INPUT-MASK.png or "
+                         "<stem>-MASK.png beside the sheet, else computed")
     ap.add_argument("--level", choices=LEVELS, default="blocks",
                     help="blocks (default) or shapes (blocks split into every closed shape)")
     ap.add_argument("--gpkg", nargs="?", const=True, default=None, metavar="GPKG",
@@ -83,19 +84,40 @@ def _mask_for(image: Path, mask_arg: Path | None, directory_mode: bool) -> Path 
     if not mask_arg.is_dir():
         raise InputError(f"{mask_arg} is not a directory; in directory mode --mask "
                          "names a directory of NNN-INPUT-MASK.png")
-    m = mask_arg / f"{sheet_id(image)}{INPUT_MASK}"
-    return m if m.is_file() else None
+    return mask_for_input(image, mask_arg)
 
 
 def _process(image: Path, png: Path | None, gpkg: Path | None, mask: Path | None,
-             level: str, georef: Georeference | None, args: argparse.Namespace) -> None:
+             level: str, georef: Georeference | None, where: str | None,
+             args: argparse.Namespace) -> SheetReport:
+    """Segment one sheet, write its outputs, and say what was written where."""
     check_outputs({"output": png, "gpkg": gpkg},
                   inputs=[image, mask, georef.points_file if georef else None])
     settings = BlockSettings.for_level(level, scale=args.scale, block_net=not args.lines,
                                        edge_net=not (args.lines or args.line_shapes))
     seg = segment_sheet(image, mask, level=level, settings=settings)
-    write_outputs(seg, level, png, gpkg, source=image.name, georef=georef,
-                  tolerance=args.tolerance)
+    polygons = write_outputs(seg, level, png, gpkg, source=image.name, georef=georef,
+                             tolerance=args.tolerance)
+    found = {"blocks": seg.n_blocks} | ({"shapes": seg.n_shapes} if level == "shapes" else {})
+    warnings = sheet_warnings(seg)
+    lines = [f"{image.name}: {count_phrase(found)} found"]
+    if png is not None:
+        lines.append(f"  {png}: the {count_phrase({level: found[level]})} as a 0/255 PNG "
+                     "of the sheet's size")
+    if gpkg is not None:
+        lines.append(f"  {gpkg}: {count_phrase(polygons)} as polygons, {_placement(georef, where)}")
+    lines += [f"  warning: {w}" for w in warnings]
+    return SheetReport(text="\n".join(lines), warnings=tuple(warnings))
+
+
+def _placement(georef: Georeference | None, where: str | None) -> str:
+    """In what CRS the polygons are, and what placed them."""
+    if georef is None:
+        return ("in pixel coordinates (x = column, y = -row, as QGIS shows a raster without "
+                "georeference; no georeference found)")
+    from ..georef.crs import crs_label, parse_crs
+
+    return f"in {crs_label(parse_crs(georef.crs_wkt))}, {where}"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -118,10 +140,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     georef = where = None
     if gpkg is not None:   # the georeference given, else the sheet's own or one beside it
         georef, where = find_georeference(args.input, args.georef)
-    _process(args.input, args.output, gpkg, _mask_for(args.input, args.mask, False),
-             args.level, georef, args)
-    if where is not None:
-        print(f"{gpkg.name}: polygons {where}", file=sys.stderr)
+    print(_process(args.input, args.output, gpkg, _mask_for(args.input, args.mask, False),
+                   args.level, georef, where, args).text)
     return 0
 
 
@@ -151,12 +171,14 @@ def _sheet_outputs(image: Path, gpkg_dir: Path | None,
             gpkg_dir / f"{name}{OUTPUT_PRED}.gpkg" if gpkg_dir is not None else None]
 
 
-def _directory_sheet(image: Path, gpkg_dir: Path | None, args: argparse.Namespace) -> None:
+def _directory_sheet(image: Path, gpkg_dir: Path | None,
+                     args: argparse.Namespace) -> SheetReport:
     """One sheet of directory mode (runs on a worker: module level, picklable)."""
     png, gpkg = _sheet_outputs(image, gpkg_dir, args)
     # the georeference given, else the sheet's own or one beside it (as for one sheet)
-    georef = find_georeference(image, args.georef)[0] if gpkg is not None else None
-    _process(image, png, gpkg, _mask_for(image, args.mask, True), args.level, georef, args)
+    georef, where = find_georeference(image, args.georef) if gpkg is not None else (None, None)
+    return _process(image, png, gpkg, _mask_for(image, args.mask, True), args.level, georef,
+                    where, args)
 
 
 if __name__ == "__main__":

@@ -57,11 +57,19 @@ def layers_for(seg: Segmentation, level: str, georef: Georeference | None = None
 def write_outputs(seg: Segmentation, level: str, png: str | os.PathLike | None,
                   gpkg: str | os.PathLike | None = None, *, source: str = "",
                   georef: Georeference | None = None, tolerance: float = 1.5,
-                  progress: ProgressCallback | None = None) -> None:
-    """Write the PNG of ``level`` and/or the GeoPackage; all files appear or none."""
+                  progress: ProgressCallback | None = None) -> dict[str, int]:
+    """Write the PNG of ``level`` and/or the GeoPackage; all files appear or none.
+
+    Returns
+    -------
+    dict
+        The number of polygons written to each layer of the GeoPackage (``{"blocks": n}``,
+        and ``"shapes"`` at the shapes level); empty without a GeoPackage.
+    """
     targets = [Path(t) for t in (png, gpkg) if t is not None]
     if not targets:
         raise InputError("nothing to write; give an output PNG or GeoPackage")
+    written: dict[str, int] = {}
     with atomic_outputs(targets) as temps:
         tmp = dict(zip([str(t) for t in targets], temps, strict=True))
         if png is not None:
@@ -71,9 +79,11 @@ def write_outputs(seg: Segmentation, level: str, png: str | os.PathLike | None,
         if gpkg is not None:
             report(progress, 0.2, "polygons")
             layers = layers_for(seg, level, georef, tolerance)
+            written = {layer.name: sum(g is not None for g in layer.geoms) for layer in layers}
             report(progress, 0.8, "GeoPackage")
             write_gpkg(tmp[str(Path(gpkg))], layers, source,
                        crs_wkt=georef.crs_wkt if georef else None,
                        geographic=bool(georef and georef.geographic),
                        unit=georef.unit if georef else "px")
     report(progress, 1.0, "written")
+    return written

@@ -13,12 +13,13 @@ Pixel coordinates: x right, y down, origin at the top-left corner of the top-lef
 
 from .crs import PRESETS, parse_crs  # first: points pyproj at PROJ's data before import
 from .grid_labels import Anchor, Labelling, label_intersections, parse_anchor, solve_labelling
-from .pipeline import GeorefResult, georeference
+from .pipeline import GcpFit, GeorefResult, fit_gcps, georeference
 from .raster_output import RESAMPLING
 from .robust import METHODS, robust_fit
 from .transforms import KINDS, MIN_POINTS, FittedTransform, fit_transform
 
 __all__ = ["KINDS", "METHODS", "MIN_POINTS", "PRESETS", "RESAMPLING", "Anchor",
-           "FittedTransform", "GeorefResult", "Labelling", "fit_transform", "georeference",
+           "FittedTransform", "GcpFit", "GeorefResult", "Labelling", "fit_gcps",
+           "fit_transform", "georeference",
            "label_intersections",
            "parse_anchor", "parse_crs", "robust_fit", "solve_labelling"]

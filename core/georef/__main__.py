@@ -20,6 +20,7 @@ from ..mapseg_names import list_inputs, mask_for_input
 from ..memory import reuse_freed_memory
 from ..outputs import check_outputs
 from .allmaps import check_iiif_url
+from .footprints import write_footprints
 from .mosaic import MOSAIC_NAME, write_mosaic
 from .pipeline import default_outdir, default_points_file, georeference
 from .raster_output import RESAMPLING
@@ -64,8 +65,9 @@ def build_parser() -> argparse.ArgumentParser:
                                           "the input; for a directory input, the parent of "
                                           "the per-sheet directories)")
     m = p.add_mutually_exclusive_group()
-    m.add_argument("--mask", help="map-area mask, 0 outside (default NNN-INPUT-MASK.png "
-                                  "beside the input when present)")
+    m.add_argument("--mask", help="map-area mask, 0 outside (default NNN-INPUT-MASK.png or "
+                                  "<stem>-MASK.png beside the input when present, else the "
+                                  "map area computed)")
     m.add_argument("--no-mask", action="store_true", help="ignore any map-area mask")
     p.add_argument("--resampling", default="bilinear", choices=RESAMPLING,
                    help="resampling of warped outputs (default bilinear)")
@@ -173,6 +175,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         mosaic = write_mosaic((parent or src) / MOSAIC_NAME, done)
         if mosaic is not None:
             print(f"mosaic of {len(done)} georeferenced sheets: {mosaic}", file=sys.stderr)
+        footprints, atlas = write_footprints(parent or src, inputs,
+                                             lambda p: _sheet_dir(p, parent))
+        flagged = sum(fp.status == "flagged" for fp in atlas.footprints)
+        print(f"footprints of {len(atlas.footprints)} placed sheets ({flagged} flagged: "
+              f"overlapping another's ground or beside a hole): {footprints}", file=sys.stderr)
         return code
     if not src.exists():
         raise InputError(f"{src}: no such file or directory; check the path")

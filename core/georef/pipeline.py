@@ -6,9 +6,8 @@ coordinates are pixel centres) are shifted by half a pixel on the way in.
 
 Steps: detect the graticule (or take a given :class:`GraticuleResult`), name the
 intersections from anchors or known GCPs (:mod:`.grid_labels`) or, when none is given,
-from the grid values printed in the margins (:mod:`.label_reader`, :mod:`.label_fit`; with
-``spacing``, small old-style figures by checking hypotheses, :mod:`.label_verify`; else
-the values printed along the lines inside the map, :mod:`.label_inside`), reproject
+from the grid values printed on the sheet (:func:`core.gridlabels.read_grid_labels`, which
+refuses with the candidates when they do not name the grid surely), reproject
 their grid coordinates to the output CRS, fit the transform while leaving out outliers
 (:mod:`.robust`), then write into OUTDIR (default ``<stem>_georef/`` beside the input):
 
@@ -34,6 +33,7 @@ import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -67,6 +67,9 @@ from .transforms import (
     check_kind,
     redundancy,
 )
+
+if TYPE_CHECKING:
+    import pyproj
 
 #: Grid spacing (grid-CRS units) with anchors or GCPs when none is given.
 DEFAULT_SPACING = 1000.0
@@ -108,6 +111,8 @@ class GeorefResult:
             position, in pixels (x right, y down).
         residual_map: ``(N, 2)`` fitted map position minus the GCP's map position, in
             output-CRS units.
+        disabled: ``(N,)`` bool, the GCPs disabled in the ``.points`` file fitted with
+            ``gcps_only`` (kept, left out of the fit; not outliers), or None.
     """
 
     outputs: dict[str, Path]
@@ -126,6 +131,7 @@ class GeorefResult:
     grid_index: np.ndarray | None = None
     residual_px: np.ndarray | None = None
     residual_map: np.ndarray | None = None
+    disabled: np.ndarray | None = None
 
     @property
     def labels(self) -> list[dict]:
@@ -136,8 +142,43 @@ class GeorefResult:
 
     @property
     def rejected(self) -> list[int]:
-        """0-based positions of the GCPs left out as outliers."""
-        return [int(i) for i in np.flatnonzero(~self.inliers)]
+        """0-based positions of the GCPs left out as outliers (not those disabled)."""
+        left_out = ~self.inliers if self.disabled is None else ~self.inliers & ~self.disabled
+        return [int(i) for i in np.flatnonzero(left_out)]
+
+
+@dataclass
+class GcpFit:
+    """A transform fitted to GCPs, and every GCP's residuals (see :func:`fit_gcps`).
+
+    Attributes:
+        transform: the least-squares fit of the used GCPs (pixel -> output CRS).
+        inliers: ``(N,)`` bool, the GCPs used: enabled and not left out as outliers.
+        map_xy: ``(N, 2)`` every GCP in the output CRS.
+        residual_px: ``(N, 2)`` ``inverse(map) - pixel`` of every GCP, used or not, pixels
+            (x right, y down).
+        residual_map: ``(N, 2)`` ``forward(pixel) - map`` of every GCP, output-CRS units.
+        threshold_px: the outlier threshold, pixels.
+        warnings: sentences about the fit (outliers, no redundancy, mirrored image).
+    """
+
+    transform: FittedTransform
+    inliers: np.ndarray
+    map_xy: np.ndarray
+    residual_px: np.ndarray
+    residual_map: np.ndarray
+    threshold_px: float
+    warnings: list[str]
+
+    @property
+    def rmse_px(self) -> float:
+        """RMS residual length of the used GCPs, pixels."""
+        return self.transform.rmse_px
+
+    @property
+    def rmse_map(self) -> float:
+        """RMS residual length of the used GCPs, output-CRS units."""
+        return self.transform.rmse_map
 
 
 def default_points_file(input_path: Path) -> Path | None:
@@ -217,15 +258,22 @@ def _detection_area(mask, mask_path: Path | None) -> str | None:
     return None
 
 
-def _points_file(gcps, inp: Path) -> tuple[Path | None, GroundControlPoints | None]:
-    """The GCP file to use (explicit, default beside the input, or none) and its points."""
+def _points_file(gcps, inp: Path, keep_disabled: bool = False
+                 ) -> tuple[Path | None, GroundControlPoints | None]:
+    """The GCP file to use (explicit, default beside the input, or none) and its points
+    (the enabled ones unless ``keep_disabled``); GCPs given as such have no file."""
+    if isinstance(gcps, GroundControlPoints):
+        return None, gcps if keep_disabled else gcps.only_enabled()
     if gcps is False:
         path = None
     elif gcps is None or gcps is True:
         path = default_points_file(inp)
     else:
         path = Path(gcps)
-    return path, (read_points_file(path).only_enabled() if path is not None else None)
+    if path is None:
+        return None, None
+    points = read_points_file(path)
+    return path, points if keep_disabled else points.only_enabled()
 
 
 def _labelled_detections(inp: Path, area: str | None, area_mask: AreaMask,
@@ -254,6 +302,7 @@ def _labelled_detections(inp: Path, area: str | None, area_mask: AreaMask,
         try:
             read = read_grid_labels(inp, graticule, crs=grid_crs, spacing=spacing)
         except LabelsUnreadableError as refused:
+            refused.graticule = graticule   # what a review shows beside the labels read
             if debug_picture is not None:
                 _write_labels_picture(inp, debug_picture, refused.labels)
             raise
@@ -308,6 +357,7 @@ def _map_area_test(area: str | None, area_mask: AreaMask):
 
 
 def _fit_warnings(fitted: FittedTransform, inliers: np.ndarray, threshold: float) -> list[str]:
+    """Warnings about a fit; ``inliers``: the fit's inlier mask over the GCPs it was given."""
     warnings = []
     if redundancy(fitted.kind, int(inliers.sum())) <= 0:
         simpler = "" if fitted.kind == "helmert" else " or choose a transform with fewer unknowns"
@@ -323,6 +373,70 @@ def _fit_warnings(fitted: FittedTransform, inliers: np.ndarray, threshold: float
             warnings.append("the fitted transform mirrors the image (north and east do not "
                             "turn the usual way); check the anchors")
     return warnings
+
+
+def fit_gcps(pixel_xy: np.ndarray, grid_xy: np.ndarray, grid_crs: str | pyproj.CRS,
+             crs: str | pyproj.CRS, kind: str = "affine",
+             *, enabled: np.ndarray | None = None, outliers: str = "magsac",
+             threshold_px: float | None = None, cell_px: float | None = None,
+             spacing: float = DEFAULT_SPACING) -> GcpFit:
+    """Fit a transform to GCPs as :func:`georeference` does, residuals of every GCP.
+
+    This is the fit of ``python -m core.georef --gcps-only`` (and of every run once the
+    intersections are named): the grid coordinates are reprojected to ``crs``, the
+    configuration checked in grid coordinates (where grid lines are exact), the enabled
+    GCPs fitted robustly (``outliers``), and every GCP, enabled or not, gets its residuals.
+
+    Args:
+        pixel_xy: ``(N, 2)`` pixel positions, x right, y down, top-left corner of the image
+            at (0, 0) (GDAL's and the ``.points`` convention).
+        grid_xy: ``(N, 2)`` grid coordinates in ``grid_crs`` (easting, northing).
+        grid_crs: the grid CRS (text :func:`.crs.parse_crs` reads, or a pyproj CRS).
+        crs: the output CRS (text :func:`.crs.parse_crs` reads, or a pyproj CRS).
+        kind: transform kind (helmert, affine, projective, poly2, poly3, tps).
+        enabled: ``(N,)`` bool, the GCPs the fit may use (default all).
+        outliers: magsac, ransac or none (every enabled GCP used).
+        threshold_px: outlier threshold, pixels (default 3 % of a grid cell, at least 5).
+        cell_px: size of a grid cell in pixels (default from the GCPs and ``spacing``).
+        spacing: distance between grid lines, grid-CRS units (for ``cell_px``).
+
+    Returns:
+        GcpFit: the transform, the used GCPs, residuals and warnings.
+
+    Raises:
+        InputError: too few enabled GCPs for ``kind``, a degenerate configuration, points
+            that cannot be reprojected.
+
+    Examples:
+        >>> import numpy as np
+        >>> pixel = np.array([[0, 0], [700, 0], [0, 700], [700, 700], [350, 360.0]])
+        >>> grid = np.array([[0, 1000], [1000, 1000], [0, 0], [1000, 0], [500, 500.0]])
+        >>> fit = fit_gcps(pixel, grid, "EPSG:2154", "EPSG:2154", "affine",
+        ...                outliers="none")
+        >>> round(fit.rmse_px, 2), bool(fit.inliers.all())
+        (4.0, True)
+    """
+    g_crs, out_crs = crsmod.parse_crs(grid_crs), crsmod.parse_crs(crs)
+    kind = check_kind(kind)
+    pixel = np.asarray(pixel_xy, dtype=np.float64).reshape(-1, 2)
+    grid = np.asarray(grid_xy, dtype=np.float64).reshape(-1, 2)
+    on = (np.ones(len(pixel), dtype=bool) if enabled is None
+          else np.asarray(enabled, dtype=bool).reshape(-1))
+    mapxy = crsmod.transform_points(grid, g_crs, out_crs)
+    if cell_px is None:
+        cell_px = _cell_size_px(pixel[on], grid[on], spacing, None)
+    check_configuration(kind, pixel[on], grid[on])
+    threshold = float(threshold_px) if threshold_px is not None else max(
+        5.0, DEFAULT_THRESHOLD_CELLS * cell_px)
+    fitted, kept = robust_fit(pixel[on], mapxy[on], kind, threshold_px=threshold,
+                              method=outliers)
+    check_configuration(kind, pixel[on][kept], grid[on][kept])
+    inliers = np.zeros(len(pixel), dtype=bool)
+    inliers[np.flatnonzero(on)[kept]] = True
+    return GcpFit(transform=fitted, inliers=inliers, map_xy=mapxy,
+                  residual_px=fitted.inverse(mapxy) - pixel,
+                  residual_map=fitted.forward(pixel) - mapxy, threshold_px=threshold,
+                  warnings=_fit_warnings(fitted, kept, threshold))
 
 
 def georeference(input_path: str | os.PathLike, crs: str, *, grid_crs: str | None = None,
@@ -353,10 +467,10 @@ def georeference(input_path: str | os.PathLike, crs: str, *, grid_crs: str | Non
         gcps_only: fit the ``gcps`` points as they are, without detection.
         transform: helmert, affine, projective, poly2, poly3 or tps.
         outdir: output directory (default ``<stem>_georef/`` beside the input).
-        mask: map-area mask (0 = outside): a path, "auto" (``NNN-INPUT-MASK.png`` beside
-            the input if present; otherwise detection searches the map area computed by
-            ``core.maparea``, and the GeoTIFF has no alpha) or None/False for none (the whole
-            image is searched).
+        mask: map-area mask (0 = outside): a path, "auto" (``NNN-INPUT-MASK.png`` or
+            ``<stem>-MASK.png`` beside the input if present; otherwise detection searches
+            the map area computed by ``core.maparea``, and the GeoTIFF has no alpha) or
+            None/False for none (the whole image is searched).
         resampling: near, bilinear, cubic or lanczos (warped kinds only).
         threshold_px: outlier threshold in pixels (default 3% of a grid cell).
         outliers: magsac, ransac or none.
@@ -399,8 +513,8 @@ def georeference(input_path: str | os.PathLike, crs: str, *, grid_crs: str | Non
                              field="iiif-version", value=iiif_version)
     anchor_list = [a if isinstance(a, Anchor) else parse_anchor(a, f"{option('anchor')} {k + 1}")
                    for k, a in enumerate(anchors)]
-    gcp_path, known = _points_file(gcps, inp)
-    if gcps_only and (known is None or len(known) == 0):
+    gcp_path, known = _points_file(gcps, inp, keep_disabled=gcps_only)
+    if gcps_only and (known is None or not known.enabled.any()):
         raise InputError(f"{option('gcps-only')} needs a .points file with GCPs: give "
                          f"{option('gcps')} FILE.points", field="gcps")
     mask_path = _resolve_mask(mask, inp, size)
@@ -416,31 +530,31 @@ def georeference(input_path: str | os.PathLike, crs: str, *, grid_crs: str | Non
     # the searched map area, read or computed at most once, only if the anchor test or the
     # annotation asks for it
     area_mask = functools.cache(lambda: _searched_area(inp, searched))
+    enabled = None
     if gcps_only:
         graticule = None
         pixel = known.pixel_xy.copy()
-        grid = _gcps_in(known, g_crs, str(gcp_path))
-        cell_px = _cell_size_px(pixel, grid, spacing or DEFAULT_SPACING, None)
+        grid = _gcps_in(known, g_crs, str(gcp_path or "the GCPs"))
+        enabled = known.enabled.copy()
+        cell_px = _cell_size_px(pixel[enabled], grid[enabled], spacing or DEFAULT_SPACING,
+                                None)
     else:
         if known is not None and len(known):
-            kgrid = _gcps_in(known, g_crs, str(gcp_path))
-            anchor_list += [Anchor(tuple(p), tuple(g), f"{gcp_path.name} point {k + 1}")
+            source = gcp_path.name if gcp_path is not None else "GCP"
+            kgrid = _gcps_in(known, g_crs, str(gcp_path or "the GCPs"))
+            anchor_list += [Anchor(tuple(p), tuple(g), f"{source} point {k + 1}")
                             for k, (p, g) in enumerate(zip(known.pixel_xy, kgrid,
                                                            strict=True))]
         pixel, grid, cell_px, labelling, graticule = _labelled_detections(
             inp, searched, area_mask, anchor_list, spacing, graticule, detect, progress,
             g_crs, (out / f"{inp.stem}.labels.png") if debug else None)
     report(progress, 0.5, "GCPs ready")
-    mapxy = crsmod.transform_points(grid, g_crs, out_crs)
 
     # ---- robust fit (degeneracy is judged in grid coordinates, where lines are exact)
-    check_configuration(kind, pixel, grid)
-    threshold = float(threshold_px) if threshold_px is not None else max(
-        5.0, DEFAULT_THRESHOLD_CELLS * cell_px)
-    fitted, inliers = robust_fit(pixel, mapxy, kind, threshold_px=threshold, method=outliers)
-    check_configuration(kind, pixel[inliers], grid[inliers])
-    warnings = (labelling.warnings if labelling else []) + _fit_warnings(fitted, inliers,
-                                                                         threshold)
+    fit = fit_gcps(pixel, grid, g_crs, out_crs, kind, enabled=enabled, outliers=outliers,
+                   threshold_px=threshold_px, cell_px=cell_px)
+    fitted, inliers, mapxy, threshold = fit.transform, fit.inliers, fit.map_xy, fit.threshold_px
+    warnings = (labelling.warnings if labelling else []) + fit.warnings
     report(progress, 0.55, "transform fitted")
 
     # ---- outputs
@@ -453,8 +567,8 @@ def georeference(input_path: str | os.PathLike, crs: str, *, grid_crs: str | Non
                           threshold_px=threshold, labelling=labelling, warnings=warnings,
                           graticule=graticule,
                           grid_index=None if graticule is None else graticule.index.copy(),
-                          residual_px=fitted.inverse(mapxy) - pixel,
-                          residual_map=fitted.forward(pixel) - mapxy)
+                          residual_px=fit.residual_px, residual_map=fit.residual_map,
+                          disabled=None if enabled is None else ~enabled)
     used_spacing = labelling.spacing if labelling is not None else spacing or DEFAULT_SPACING
     result.report = _report_dict(result, inp, size, mask_path, gcp_path, out_crs, g_crs,
                                  used_spacing, resampling, outliers, searched)
@@ -502,7 +616,8 @@ def _report_dict(r: GeorefResult, inp: Path, size: tuple[int, int], mask_path: P
         "gcp_file": None if gcp_path is None else str(gcp_path),
         "detection_area": searched,
         "crs": {"output": crsmod.crs_label(out_crs), "grid": crsmod.crs_label(g_crs),
-                "output_wkt": crsmod.crs_wkt(out_crs), "unit": _unit(out_crs)},
+                "output_wkt": crsmod.crs_wkt(out_crs), "grid_wkt": crsmod.crs_wkt(g_crs),
+                "unit": _unit(out_crs)},
         "spacing": spacing,
         "labelling": None if r.labelling is None else r.labelling.to_dict(),
         "transform": {"kind": t.kind, "params": t.params,
@@ -511,12 +626,16 @@ def _report_dict(r: GeorefResult, inp: Path, size: tuple[int, int], mask_path: P
                       "resampling": None if t.is_affine else resampling},
         "sheet": _sheet_geometry(t, out_crs),
         "robust": {"method": outliers, "threshold_px": r.threshold_px,
-                   "rejected": [i + 1 for i in r.rejected]},
+                   "rejected": [i + 1 for i in r.rejected],
+                   "disabled": [] if r.disabled is None else
+                   [int(i) + 1 for i in np.flatnonzero(r.disabled)]},
         "summary": {"gcps": len(r.pixel_xy), "used": int(r.inliers.sum()),
-                    "rejected": len(r.rejected), "rmse_px": r.rmse_px, "rmse_map": r.rmse_map,
+                    "rejected": len(r.rejected),
+                    "disabled": 0 if r.disabled is None else int(r.disabled.sum()),
+                    "rmse_px": r.rmse_px, "rmse_map": r.rmse_map,
                     "redundancy": redundancy(t.kind, int(r.inliers.sum()))},
         "gcps": rep.gcp_table(r.pixel_xy, r.map_xy, r.grid_xy, r.inliers, r.residual_px,
-                              r.residual_map),
+                              r.residual_map, r.grid_index),
         "outputs": {k: str(v) for k, v in r.outputs.items()},
         "warnings": r.warnings,
     }

@@ -27,11 +27,12 @@ def _num(v: float) -> float | None:
 
 def gcp_table(pixel_xy: np.ndarray, map_xy: np.ndarray, grid_xy: np.ndarray | None,
               inliers: np.ndarray, residuals_px: np.ndarray,
-              residuals_map: np.ndarray) -> list[dict]:
+              residuals_map: np.ndarray, index: np.ndarray | None = None) -> list[dict]:
     """One JSON-ready record per GCP: positions, whether used, residuals (px, map units).
 
     Residuals are ``inverse(map) - pixel`` in pixels (x right, y down) and
-    ``forward(pixel) - map`` in map units, as in QGIS's GCP table.
+    ``forward(pixel) - map`` in map units, as in QGIS's GCP table. ``index``: ``(N, 2)``
+    (column, row) of each GCP in the detection, written as ``index`` when given.
     """
     rows = []
     for k in range(len(pixel_xy)):
@@ -47,6 +48,8 @@ def gcp_table(pixel_xy: np.ndarray, map_xy: np.ndarray, grid_xy: np.ndarray | No
             "residual_map": {"dx": _num(dmap[0]), "dy": _num(dmap[1]),
                              "length": _num(np.hypot(*dmap))},
         })
+        if index is not None:
+            rows[-1]["index"] = [int(index[k, 0]), int(index[k, 1])]
     return rows
 
 
@@ -164,7 +167,8 @@ def to_html(report: dict, plot_png: bytes) -> str:
         ("output CRS", report["crs"]["output"]),
         ("grid CRS", report["crs"]["grid"]),
         ("transform", report["transform"]["kind"]),
-        ("GCPs used / rejected", f"{s['used']} / {s['rejected']}"),
+        ("GCPs used / rejected", f"{s['used']} / {s['rejected']}"
+         + (f" ({s['disabled']} disabled)" if s.get("disabled") else "")),
         ("RMSE (px)", _fmt(s["rmse_px"], 3) if s.get("redundancy", 1) > 0 else
          "not measurable: no redundancy (see the warnings)"),
         (f"RMSE ({unit})", _fmt(s["rmse_map"], 3) if s.get("redundancy", 1) > 0 else "-"),

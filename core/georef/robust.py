@@ -191,7 +191,8 @@ def robust_fit(pixel_xy: np.ndarray, map_xy: np.ndarray, kind: str = "affine", *
     """Fit ``kind`` to GCPs, leaving out outliers whose pixel residual exceeds the threshold.
 
     Args:
-        pixel_xy, map_xy: ``(N, 2)`` GCPs (pixel x right, y down; map easting, northing).
+        pixel_xy: ``(N, 2)`` GCP pixel positions (x right, y down).
+        map_xy: ``(N, 2)`` their map coordinates (easting, northing).
         kind: transform kind (see :mod:`.transforms`).
         threshold_px: largest pixel residual of an inlier.
         method: "magsac" (MAGSAC++ scoring and re-weighting), "ransac" (MSAC) or "none".

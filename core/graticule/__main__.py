@@ -8,7 +8,8 @@ y down, integer values at pixel centres), one decimal. In directory mode every
 ``NNN-INPUT.jpg`` gives ``OUTDIR/NNN-OUTPUT-PRED.csv``.
 
 The map-area mask keeps the search inside the map: ``--mask`` if given, else
-``NNN-INPUT-MASK.png`` beside the sheet when present, else one computed by core.maparea
+``NNN-INPUT-MASK.png`` or ``<stem>-MASK.png`` beside the sheet when present, else one
+computed by core.maparea
 (``--no-mask``: none).
 """
 
@@ -41,8 +42,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", required=True,
                    help="output CSV (file mode) or directory (directory mode)")
     p.add_argument("--mask", help="map-area mask (0 outside the map, 255 inside); default: "
-                                  "NNN-INPUT-MASK.png beside the sheet when present, else "
-                                  "one computed from the sheet (core.maparea)")
+                                  "NNN-INPUT-MASK.png or <stem>-MASK.png beside the sheet "
+                                  "when present, else one computed from the sheet "
+                                  "(core.maparea)")
     p.add_argument("--no-mask", action="store_true",
                    help="search the whole image: no mask file, no computed mask")
     p.add_argument("--spacing", type=number("spacing", minimum=20, maximum=100000, unit="px"),

@@ -34,7 +34,7 @@ from .gridsearch import (
     reduced_mask,
     working_scales,
 )
-from .intersections import drawn_through, refine_crossing
+from .intersections import LocalLine, drawn_through, refine_crossing
 from .linetrack import LineTrack, ValidArea, find_line_near, track_line
 from .result import GraticuleResult, LineFamily
 
@@ -45,6 +45,8 @@ COMB_EXACT_PX = 3.0           # a line further than this from its comb place is 
 COMB_SEARCH_MIN_PX = 12.0     # paper warp moves a grid line this far from its comb place
 COMB_SEARCH_FRACTION = 0.005  # ... or this share of the spacing
 GUESS_HALF_LENGTH_PX = 400.0   # track samples this near a crossing predict it
+WIDE_CROSSING_SEARCH_PX = 16.0  # how far from its guess a line is looked for near a crossing
+                                # when few of its samples are near (or they misled)
 LINE_THREADS = 2               # lines followed at once
 
 MapFn = Callable[..., Iterable]   # ``map`` or ``ThreadPoolExecutor.map``
@@ -396,10 +398,22 @@ def _intersections(gray: np.ndarray, families: list[list[_Line]], hyp: GridHypot
         guess, used_a, used_b = guessed
         if not (-50 <= guess[0] < width + 50 and -50 <= guess[1] < height + 50):
             continue
-        # where a line was hardly seen near the crossing, look for it further away
-        search = tuple(6.0 if used >= 6 else 16.0 for used in (used_a, used_b))
+        # where a line was hardly seen near the crossing, look for it further away; and
+        # where it was seen but the local fit misled (a street beside it, at a small angle,
+        # pulls the guess a few pixels off), look again as far
+        search = tuple(6.0 if used >= 6 else WIDE_CROSSING_SEARCH_PX for used in (used_a, used_b))
         refined = refine_crossing(gray, guess, a.track.direction, b.track.direction,
                                   min_strength=cfg.min_strength, search_px=search)
+        if refined is None and min(search) < WIDE_CROSSING_SEARCH_PX:
+            refined = refine_crossing(gray, guess, a.track.direction, b.track.direction,
+                                      min_strength=cfg.min_strength,
+                                      search_px=(WIDE_CROSSING_SEARCH_PX,) * 2)
+            # ... and keep what it finds only when it is that line: as near the guess as the
+            # lines were seen to be, and both lines seen on both sides of the crossing over
+            # at least half their blocks there (a label's or a street's stroke found in the
+            # wider search, or one end of a line, is not the crossing)
+            if refined is not None and not _clearly_crossed(refined, guess, min(search)):
+                refined = None
         if refined is None:
             continue
         p, la, lb = refined
@@ -418,6 +432,15 @@ def _intersections(gray: np.ndarray, families: list[list[_Line]], hyp: GridHypot
     return GraticuleResult(np.array(points).reshape(-1, 2), np.array(index).reshape(-1, 2),
                            np.array(conf), col_family, row_family, (width, height),
                            np.array(visible, dtype=bool))
+
+
+def _clearly_crossed(refined: tuple[np.ndarray, LocalLine, LocalLine], guess: np.ndarray,
+                     within_px: float) -> bool:
+    """Whether a crossing found by the wider search is the predicted one: within
+    ``within_px`` of the guess, each line seen in at least half of its blocks on each side."""
+    p, la, lb = refined
+    return bool(np.hypot(*(p - guess)) <= within_px) and all(
+        2 * min(line.before, line.after) >= line.blocks // 2 for line in (la, lb))
 
 
 def _family(lines: list[_Line], angle_deg: float, spacing: float,

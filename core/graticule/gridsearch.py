@@ -318,8 +318,8 @@ def evaluate_hypothesis(images: ReducedImages, angle_deg: float, spacing_guess: 
             spacings, comb_evidence(comb_a, spacings, tols),
             comb_evidence(comb_b, spacings, tols), strict=True)):
         # grid lines are parallel: a member turned from the others is a street on the comb
-        ma, sa = _parallel_members(ma, fam_a, comb_a, angle_deg, parallel, 0)
-        mb, sb = _parallel_members(mb, fam_b, comb_b, other, parallel, 1)
+        ma, sa = _parallel_members(ma, fam_a, comb_a, angle_deg, parallel, 0, fine)
+        mb, sb = _parallel_members(mb, fam_b, comb_b, other, parallel, 1, fine)
         found = len(ma) + len(mb)
         bound = (sa + sb) * (found - 1) / max(found, 1)   # the score with no tooth missing
         candidates.append((-bound, j, s, pa, ma, sa, pb, mb, sb))
@@ -343,12 +343,12 @@ def evaluate_hypothesis(images: ReducedImages, angle_deg: float, spacing_guess: 
 
 def _parallel_members(members: list[int], lines: list[LineCandidate],
                       comb: list[LineCandidate], default: float,
-                      memo: dict[tuple, tuple[list[int], float]], family: int
-                      ) -> tuple[list[int], float]:
+                      memo: dict[tuple, tuple[list[int], float]], family: int,
+                      short_lines: bool = False) -> tuple[list[int], float]:
     """``_parallel`` members and their summed comb score, remembered in ``memo``."""
     key = (family, *members)
     if key not in memo:
-        kept = _parallel(members, lines, default)
+        kept = _parallel(members, lines, default, short_lines)
         memo[key] = kept, (sum(comb[i].score for i in kept) if kept else 0.0)
     return memo[key]
 
@@ -378,12 +378,27 @@ def _median(values: list[float]) -> float:
     return float(v[n // 2]) if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2.0
 
 
-def _parallel(members: list[int], lines: list[LineCandidate], default: float) -> list[int]:
+def _parallel(members: list[int], lines: list[LineCandidate], default: float,
+              short_lines: bool = False) -> list[int]:
     """The members within PARALLEL_DEG of their median angle (two fine steps: a grid line
-    bent by the paper can be seen a step off)."""
+    bent by the paper can be seen a step off).
+
+    With ``short_lines`` (the fine scale), a line may also be as far off as the angle
+    tolerances (``LineCandidate.angle_tol_deg``) allow when they are wider: its own plus
+    the best-measured member's (the median's angle is no better known than that). A line
+    crossing a few strips only (a narrow map, a crop) scores alike over a range of angles,
+    and where in that range it peaks hinges on which of its strips are counted as map, that
+    is, on a few pixels of the map's edge. (At the coarse scale that range exceeds the
+    scan's own, and the test would keep every line.)
+    """
     angle = _family_angle([lines[i] for i in members], default)
+    known = min((lines[i].angle_tol_deg for i in members), default=0.0) if short_lines else 0.0
+
+    def allowed(line: LineCandidate) -> float:
+        return max(PARALLEL_DEG, line.angle_tol_deg + known) if short_lines else PARALLEL_DEG
+
     return [i for i in members
-            if abs(angle_difference(lines[i].normal_angle_deg, angle)) <= PARALLEL_DEG]
+            if abs(angle_difference(lines[i].normal_angle_deg, angle)) <= allowed(lines[i])]
 
 
 def _spacing_candidates(fam_a: list[LineCandidate], fam_b: list[LineCandidate], guess: float,

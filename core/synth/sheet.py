@@ -122,7 +122,7 @@ def encode_jpeg(image: np.ndarray, quality: int) -> bytes:
 def generate_sheet(seed: int, size: int | tuple[int, int] = 10000, *,
                    difficulty: float | None = None, spacing_px: float = 2363.0,
                    jpeg_roundtrip: bool = False, progress: ProgressCallback | None = None,
-                   **overrides) -> SyntheticSheet:
+                   **overrides: object) -> SyntheticSheet:
     """Generate one synthetic historical atlas sheet with exact ground truth.
 
     Args:
@@ -137,7 +137,7 @@ def generate_sheet(seed: int, size: int | tuple[int, int] = 10000, *,
             so in-memory users see the compression artifacts the written file has.
         progress: optional callback (fraction, message); raise core.progress.Cancelled in it
             to stop.
-        overrides: any :class:`~core.synth.params.SheetParams` field, e.g.
+        **overrides: any :class:`~core.synth.params.SheetParams` field, e.g.
             ``orientation="rot90"``, ``tilt_deg=12.0``, ``warp_amplitude_px=0``.
     """
     p = make_params(seed, size, difficulty=difficulty, spacing_px=spacing_px, **overrides)

@@ -30,7 +30,8 @@ class BlocksDialog(TaskDialog):
 
     def _build(self) -> None:
         box, form = self.sheet_box(
-            tr("automatic: NNN-INPUT-MASK.png beside the sheet, else found on the sheet"))
+            tr("automatic: NNN-INPUT-MASK.png or NAME-MASK.png beside the sheet, else found "
+               "on the sheet"))
         self.level = QComboBox(box)
         self.level.addItem(tr("Building blocks"), "blocks")
         self.level.addItem(tr("Blocks and every closed shape inside them"), "shapes")

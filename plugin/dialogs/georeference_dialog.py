@@ -10,7 +10,6 @@ and the intersections with their residuals to the project.
 from __future__ import annotations
 
 import contextlib
-import math
 from pathlib import Path
 
 import numpy as np
@@ -25,43 +24,30 @@ from qgis.gui import (
     QgsDoubleSpinBox,
     QgsFileWidget,
     QgsMapToolEmitPoint,
+    QgsMessageBar,
     QgsProjectionSelectionWidget,
 )
-from qgis.PyQt.QtCore import QLocale
 from qgis.PyQt.QtWidgets import (
     QComboBox,
     QFormLayout,
     QGridLayout,
     QGroupBox,
+    QHBoxLayout,
     QLabel,
     QLineEdit,
     QPushButton,
+    QSizePolicy,
+    QVBoxLayout,
 )
 
 from .. import choices, jobs
 from ..crs import DEFAULT_TARGET, core_crs_text, paris_atlas_crs, result_crs
-from ..i18n import number, tr
+from ..i18n import number, parse_number, tr
 from ..layers import detected_points_layer, load_georef_outcome
 from ..sheets import SheetError, layer_to_pixel
-from ..tasks import CoreTask
+from ..tasks import CoreTask, describe_error
+from ..widgets import CrsInput, push_message, short
 from .task_dialog import TaskDialog, add_field, file_input, file_path
-
-
-def parse_number(text: str) -> float:
-    """A number typed with a point or a comma as decimal separator (``-1000``, ``1509.6``,
-    ``1 509,6``); ValueError otherwise."""
-    cleaned = "".join(text.split())
-    if cleaned.count(",") == 1 and "." not in cleaned:
-        cleaned = cleaned.replace(",", ".")
-    try:
-        value = float(cleaned)
-    except ValueError:  # grouping separators: "1,509.6" in English, "1.509,6" in German
-        value, ok = QLocale().toDouble(cleaned)
-        if not ok:
-            raise ValueError(text) from None
-    if not math.isfinite(value):
-        raise ValueError(text)
-    return value
 
 
 class AnchorRow:
@@ -114,6 +100,11 @@ class GeoreferenceDialog(TaskDialog):
         self.picking_row: AnchorRow | None = None
         self.sheet_layer: QgsRasterLayer | None = None
         self.last_outcome = None
+        self.last_review = None
+        self.review_panel = None
+        #: opens a review (``core.georef.review.Review``) in a review panel; the plugin
+        #: puts its shared panel here
+        self.review_opener = self._own_review_panel
         self.setWindowTitle(tr("Detect graticule & georeference"))
         self.setObjectName("GraticuleGeoreferencerDialog")
         self._build()
@@ -121,11 +112,15 @@ class GeoreferenceDialog(TaskDialog):
     # ---- layout -------------------------------------------------------------------------
 
     def _build(self) -> None:
-        self.sheet_box(tr("automatic: NNN-INPUT-MASK.png beside the sheet, if any"))
+        self.sheet_box(tr("automatic: NNN-INPUT-MASK.png or NAME-MASK.png beside the sheet, "
+                          "if any"))
         grid_box = QGroupBox(tr("Graticule"), self)
         form = QFormLayout(grid_box)
-        self.grid_crs = QgsProjectionSelectionWidget(grid_box)
+        self.grid_crs = CrsInput(grid_box)
         self.grid_crs.setCrs(paris_atlas_crs())
+        self.grid_crs.setToolTip(tr("The CRS of the coordinates printed on the sheet: any CRS "
+                                    "of QGIS, the Paris atlas grid, or one typed as PROJ/WKT; "
+                                    "a .points file's own CRS is taken when one is chosen"))
         self.grid_crs_label = add_field(form, tr("Grid CRS"), self.grid_crs)
         self.spacing = QgsDoubleSpinBox(grid_box)
         self.spacing.setRange(0.0, 1e9)
@@ -139,7 +134,8 @@ class GeoreferenceDialog(TaskDialog):
         self.layout_.addWidget(grid_box)
 
         anchor_box = QGroupBox(tr("Anchor: which intersection is which"), self)
-        grid = QGridLayout(anchor_box)
+        column = QVBoxLayout(anchor_box)
+        grid = QGridLayout()
         heads = [tr("Pixel X"), tr("Pixel Y"), tr("Easting"), tr("Northing")]
         for col, text in enumerate(heads, start=1):
             grid.addWidget(QLabel(text, anchor_box), 0, col)
@@ -149,16 +145,22 @@ class GeoreferenceDialog(TaskDialog):
             for col, widget in enumerate([QLabel(name, anchor_box), *row.edits, row.pick]):
                 grid.addWidget(widget, r, col)
             row.pick.clicked.connect(lambda _checked=False, ar=row: self.start_picking(ar))
+        column.addLayout(grid)
+        # a wrapped label in a box layout (not spanning grid columns) gets the height of
+        # its lines at any width and any text length
         self.pick_status = QLabel(self.pick_hint(), anchor_box)
         self.pick_status.setWordWrap(True)
-        # a wrapped label spanning grid columns is given one line's height when the dialog
-        # is short: keep room for the three lines of the hint
-        self.pick_status.setMinimumHeight(3 * self.pick_status.fontMetrics().lineSpacing())
-        grid.addWidget(self.pick_status, 3, 0, 1, 6)
+        self.pick_status.setSizePolicy(QSizePolicy.Policy.Preferred,
+                                       QSizePolicy.Policy.Maximum)
+        column.addWidget(self.pick_status)
+        points_row = QHBoxLayout()
+        self.gcps_label = QLabel(tr("Known points (.points)"), anchor_box)
+        points_row.addWidget(self.gcps_label)
         self.gcps = file_input(anchor_box, tr("automatic: <sheet>.points beside the sheet, if any"),
                                tr("QGIS GCP files (*.points);;All files (*)"))
-        grid.addWidget(QLabel(tr("Known points (.points)"), anchor_box), 4, 0)
-        grid.addWidget(self.gcps, 4, 1, 1, 5)
+        self.gcps.fileChanged.connect(self._points_chosen)
+        points_row.addWidget(self.gcps, 1)
+        column.addLayout(points_row)
         self.layout_.addWidget(anchor_box)
 
         out_box = QGroupBox(tr("Result"), self)
@@ -180,7 +182,14 @@ class GeoreferenceDialog(TaskDialog):
         self.detect_button.setToolTip(tr("Find the intersections first, to pick an anchor on "
                                          "the map"))
         self.detect_button.clicked.connect(self.start_detection)
-        self.add_buttons(tr("Georeference"), self.start_georeference, self.detect_button)
+        self.review_button = QPushButton(tr("Review GCPs"), self)
+        self.review_button.setToolTip(tr("Check, correct and refit the GCPs of the last result "
+                                         "(or of a refused sheet) in the review panel"))
+        self.review_button.clicked.connect(self.review)
+        self.add_buttons(tr("Georeference"), self.start_georeference, self.detect_button,
+                         self.review_button)
+        self.run_buttons.remove(self.review_button)     # usable while a job runs
+        self.review_button.setEnabled(False)
         self.sheet.changed.connect(self._forget_detection)
         self.mask.fileChanged.connect(lambda _p: self._forget_detection())
 
@@ -221,9 +230,10 @@ class GeoreferenceDialog(TaskDialog):
                            tr("Detection"), detect, lambda found: self._detection_done(*found))
 
     def start_georeference(self) -> CoreTask | None:
-        """Run the georeferencing described by the form in a background task."""
+        """Run the georeferencing described by the form in a background task (a refusal
+        comes back with what was read, to review)."""
         return self.launch(self.request, tr("Georeferencing {0}"), tr("Georeferencing"),
-                           jobs.georeference, self._georeference_done)
+                           jobs.georeference_for_review, self._georeference_done)
 
     def _detection_done(self, key: tuple, graticule) -> None:
         self.graticule, self.graticule_key = graticule, key
@@ -235,14 +245,91 @@ class GeoreferenceDialog(TaskDialog):
             row.pick.setEnabled(True)
         self._show_detection()
 
-    def _georeference_done(self, outcome) -> None:
-        self.last_outcome = outcome
+    def _georeference_done(self, done) -> None:
+        self.last_review = done.review
+        self.review_button.setEnabled(True)
+        if done.outcome is None:
+            self._refused(done.review)
+            return
+        outcome = self.last_outcome = done.outcome
         self._remove_preview()
-        self.show_outcome(lambda: load_georef_outcome(QgsProject.instance(), outcome),
-                          lambda _layers: self.summary(outcome))
+        self.show_outcome(lambda: self._load(outcome), lambda _layers: self.summary(outcome))
         for warning in outcome.result.warnings:
-            self.iface.messageBar().pushMessage(tr("Graticule Georeferencer"), warning,
-                                                level=Qgis.MessageLevel.Warning, duration=15)
+            push_message(self.iface.messageBar(), warning, Qgis.MessageLevel.Warning, 15)
+
+    def _load(self, outcome):
+        """Add the result's layers; the project takes the result's CRS when it holds
+        nothing else (the sheet shown unreferenced aside), else a button offers it."""
+        from ..project import adopt_crs
+
+        project = QgsProject.instance()
+        layers = load_georef_outcome(project, outcome)
+        group = project.layerTreeRoot().findGroup(outcome.sheet.stem)
+        ours = [node.layerId() for node in group.findLayers()] if group else list(layers)
+        if self.sheet_layer is not None:
+            with contextlib.suppress(RuntimeError):
+                ours.append(self.sheet_layer.id())
+        if adopt_crs(self.iface, project, result_crs(outcome.result), ours):
+            canvas = self.iface.mapCanvas()
+            canvas.setDestinationCrs(project.crs())
+            canvas.setExtent(canvas.mapSettings().layerExtentToOutputExtent(
+                layers[0], layers[0].extent()))
+            canvas.refresh()
+        return layers
+
+    def _refused(self, review) -> None:
+        """The sheet was refused: one line (all of it and the labels read behind Details),
+        and a button to open it in the review panel with what was read."""
+        from ..tasks import describe_error
+
+        self._remove_preview()
+        text = describe_error(review.refusal)[0]
+        read = [tr("{0} labels read:").format(len(review.labels))] + [
+            f"{label.get('text', '')} ({label.get('family', '')}): {label.get('why') or ''}"
+            for label in review.labels]
+        self.status.setText(text, "\n".join(read))
+        item = QgsMessageBar.createMessage(tr("Graticule Georeferencer"), short(text))
+        button = QPushButton(tr("Review…"), item)
+        button.setObjectName("GraticuleGeoreferencerReviewRefused")
+        button.clicked.connect(self.review)
+        item.layout().addWidget(button)
+        self.iface.messageBar().pushWidget(item, Qgis.MessageLevel.Critical, 0)
+
+    def review(self):
+        """Open the last result (or refused sheet) in the review panel."""
+        if self.last_review is None:
+            return None
+        return self.review_opener(self.last_review)
+
+    def _own_review_panel(self, review):
+        """The review panel of this dialog (the plugin gives its shared one instead)."""
+        from ..review.panel import ReviewPanel
+
+        if self.review_panel is None:
+            self.review_panel = ReviewPanel(self.iface)
+        self.review_panel.open_review(review)
+        return self.review_panel
+
+    def _points_chosen(self, path: str) -> None:
+        """A .points file chosen: its own CRS (the CRS of its coordinates) becomes the grid
+        CRS, unless it is the target CRS (core's output files are in it)."""
+        from ...core.errors import InputError
+        from ...core.formats.qgis_points import read_points_file
+        from ..crs import crs_from_text
+
+        if not path:
+            return
+        try:
+            text = read_points_file(path).crs
+        except InputError as exc:
+            self.warn(describe_error(exc)[0])
+            return
+        crs = crs_from_text(text) if text else None
+        if crs is None or crs == self.target_crs.crs() or crs == self.grid_crs.crs():
+            return
+        self.grid_crs.setCrs(crs)
+        self.pick_status.setText(tr("Grid CRS taken from {0}: {1}.").format(
+            Path(path).name, crs.userFriendlyIdentifier()))
 
     def summary(self, outcome) -> str:
         """One line: RMSE in map units and pixels, points used, output folder."""
@@ -276,16 +363,27 @@ class GeoreferenceDialog(TaskDialog):
             self.preview_layer = None
 
     def _show_detection(self) -> None:
-        """Draw the detected intersections over the sheet and zoom to them."""
+        """Draw the detected intersections over the sheet and zoom to them.
+
+        An unreferenced sheet's coordinates are pixels in no CRS: the sheet and the crosses
+        take the map's CRS, so that QGIS draws them as they are instead of reprojecting
+        pixels as if they were degrees (which left the map blank in a project in another
+        CRS)."""
+        from ...core.blocks.georeference import raster_georeference
+
         try:
             self.sheet_layer = self.sheet.as_layer()
+            path = self.sheet.path()
         except SheetError as exc:
             self.warn(str(exc))
             return
+        canvas = self.iface.mapCanvas()
+        map_crs = canvas.mapSettings().destinationCrs()
+        if raster_georeference(path) is None and map_crs.isValid():
+            self.sheet_layer.setCrs(map_crs)
         self._remove_preview()
         self.preview_layer = detected_points_layer(self.graticule, self.sheet_layer)
         QgsProject.instance().addMapLayer(self.preview_layer)
-        canvas = self.iface.mapCanvas()
         extent = canvas.mapSettings().layerExtentToOutputExtent(self.sheet_layer,
                                                                 self.sheet_layer.extent())
         canvas.setExtent(extent)
@@ -350,6 +448,10 @@ class GeoreferenceDialog(TaskDialog):
     def cleanup(self) -> None:
         """Cancel a running job, release the map tool and the preview layer (on unload)."""
         super().cleanup()
+        if self.review_panel is not None:
+            self.review_panel.cleanup()
+            self.review_panel.deleteLater()
+            self.review_panel = None
         self.stop_picking()
         if self.pick_tool is not None:
             self.pick_tool.deleteLater()

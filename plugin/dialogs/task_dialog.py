@@ -13,7 +13,7 @@ from pathlib import Path
 
 from qgis.core import Qgis, QgsApplication, QgsMapLayerProxyModel, QgsProject, QgsRasterLayer
 from qgis.gui import QgsFileWidget, QgsMapLayerComboBox, QgsMessageBar
-from qgis.PyQt.QtCore import Qt, pyqtSignal
+from qgis.PyQt.QtCore import pyqtSignal
 from qgis.PyQt.QtWidgets import (
     QDialog,
     QFileDialog,
@@ -32,6 +32,7 @@ from qgis.PyQt.QtWidgets import (
 from ..i18n import tr
 from ..sheets import SheetError, layer_file
 from ..tasks import CoreTask
+from ..widgets import MessageLine, push_message
 
 
 def file_input(parent, placeholder: str, file_filter: str = "",
@@ -170,9 +171,7 @@ class TaskDialog(QDialog):
         self.cancel_button = QPushButton(tr("Cancel"), self)
         self.cancel_button.setEnabled(False)
         self.cancel_button.clicked.connect(lambda: self.task is not None and self.task.cancel())
-        self.status = QLabel("", self)
-        self.status.setWordWrap(True)
-        self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.status = MessageLine(self)    # one line whatever the message's length
 
     def sheet_box(self, mask_placeholder: str) -> tuple[QGroupBox, QFormLayout]:
         """The "Scanned sheet" group: ``self.sheet`` and ``self.mask`` with their labels."""
@@ -190,6 +189,7 @@ class TaskDialog(QDialog):
     def add_buttons(self, run_text: str, run, *extra: QPushButton) -> QPushButton:
         """The progress row, the status line, then ``extra`` buttons on the left and the
         default button ``run_text`` (calling ``run``) and Close on the right."""
+        self.layout_.addStretch(1)       # a taller window leaves room here, not in the groups
         row = QHBoxLayout()
         row.addWidget(self.progress, 1)
         row.addWidget(self.cancel_button)
@@ -218,16 +218,17 @@ class TaskDialog(QDialog):
             self.progress.setValue(0)
 
     def warn(self, text: str) -> None:
-        """A problem with the form, in the dialog's own message bar."""
+        """A problem with the form, in the dialog's own message bar (one line, the whole
+        text behind its button)."""
         self.bar.clearWidgets()
-        self.bar.pushMessage(tr("Graticule Georeferencer"), text,
-                             level=Qgis.MessageLevel.Warning, duration=10)
+        push_message(self.bar, text, Qgis.MessageLevel.Warning, 10)
 
-    def say(self, text: str, level: Qgis.MessageLevel, duration: int = 0) -> None:
-        """``text`` in the status line and in the QGIS message bar."""
-        self.status.setText(text)
-        self.iface.messageBar().pushMessage(tr("Graticule Georeferencer"), text, level=level,
-                                            duration=duration)
+    def say(self, text: str, level: Qgis.MessageLevel, duration: int = 0,
+            details: str = "") -> None:
+        """``text`` in the status line and in the QGIS message bar, one line each, the
+        whole text and ``details`` behind a button."""
+        self.status.setText(text, details)
+        push_message(self.iface.messageBar(), text, level, duration, details)
 
     def launch(self, request, description: str, what: str, job, on_done) -> CoreTask | None:
         """Run ``job(request(), progress)`` in the background and hand its result to
@@ -258,7 +259,7 @@ class TaskDialog(QDialog):
                          Qgis.MessageLevel.Info, 5)
             else:
                 self.say(task.error or tr("{0} failed.").format(what),
-                         Qgis.MessageLevel.Critical)
+                         Qgis.MessageLevel.Critical, details=task.details or "")
 
         task = self.task = CoreTask(description, lambda progress: job(req, progress), done)
         self.bar.clearWidgets()

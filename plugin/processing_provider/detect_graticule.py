@@ -39,8 +39,8 @@ class DetectGraticuleAlgorithm(CoreAlgorithm):
                   "2021 MapSeg format (x,y in pixels, y downwards) and lists the visible "
                   "crossings, as MapSeg ground truth does.\n\nMap-area "
                   "mask: a PNG (255 = map) of the sheet's size; when left empty, "
-                  "NNN-INPUT-MASK.png beside NNN-INPUT.jpg is used if present, else the map area "
-                  "is found automatically. Grid spacing: "
+                  "NNN-INPUT-MASK.png beside NNN-INPUT.jpg (or NAME-MASK.png beside NAME.jpg) "
+                  "is used if present, else the map area is found automatically. Grid spacing: "
                   "the distance between grid lines in pixels, if known (0 = find it).")
 
     def initAlgorithm(self, config=None) -> None:

@@ -84,16 +84,26 @@ class GeoreferenceAlgorithm(CoreAlgorithm):
         self.addParameter(QgsProcessingParameterFile(
             self.GCPS, tr("Known points (.points file)"), optional=True,
             fileFilter=tr("QGIS GCP files (*.points);;All files (*)")))
+        self.add_fit_parameters("magsac")
+        self.add_georef_outputs()
+
+    def add_fit_parameters(self, outliers: str) -> None:
+        """Target CRS, transform and, as advanced parameters, the outlier rejection
+        (default ``outliers``) and the resampling."""
         self.addParameter(QgsProcessingParameterCrs(
             self.CRS, tr("Target CRS"),
             defaultValue=QgsCoordinateReferenceSystem(DEFAULT_TARGET)))
         self.addParameter(self.choice_parameter(self.TRANSFORM, tr("Transform"),
                                                 choices.transforms(), "affine"))
         self.addParameter(self.advanced(self.choice_parameter(
-            self.OUTLIERS, tr("Outlier rejection"), choices.outlier_methods(), "magsac")))
+            self.OUTLIERS, tr("Outlier rejection"), choices.outlier_methods(), outliers)))
         self.addParameter(self.advanced(self.choice_parameter(
             self.RESAMPLING, tr("Resampling (warped transforms)"), choices.resamplings(),
             "bilinear")))
+
+    def add_georef_outputs(self) -> None:
+        """The outputs every georeferencing algorithm gives (folder, points, raster,
+        numbers, report, .points)."""
         self.addParameter(QgsProcessingParameterFolderDestination(
             self.OUTPUT_FOLDER, tr("Output folder")))
         self.addParameter(QgsProcessingParameterFeatureSink(
@@ -107,26 +117,12 @@ class GeoreferenceAlgorithm(CoreAlgorithm):
         self.addOutput(QgsProcessingOutputHtml(self.REPORT, tr("Report")))
         self.addOutput(QgsProcessingOutputFile(self.GCP_FILE, tr("GCP file (.points)")))
 
-    def run_job(self, parameters, context, feedback, progress) -> dict:
-        from ...core.georef import georeference
+    def georef_results(self, result, sheet: Path, outdir: Path, parameters, context,
+                       feedback) -> dict:
+        """Core's result as the algorithm's outputs: warnings pushed, the points written
+        to the sink, the GeoTIFF loaded on completion, the numbers."""
         from ..layers import intersections_layer
 
-        sheet = self.sheet_path(parameters, self.INPUT, context)
-        grid_crs = self.crs_parameter(parameters, self.GRID_CRS, context, default_grid_crs())
-        crs = self.crs_parameter(parameters, self.CRS, context, None)
-        mask = self.optional_path(parameters, self.MASK, context)
-        outdir = Path(self.parameterAsString(parameters, self.OUTPUT_FOLDER, context))
-        anchors = self.parameterAsString(parameters, self.ANCHORS, context)  # "X,Y=E,N; ..."
-        result = georeference(
-            sheet, core_crs_text(crs), grid_crs=core_crs_text(grid_crs),
-            spacing=self.parameterAsDouble(parameters, self.SPACING, context) or None,
-            anchors=[a.strip() for a in anchors.replace("\n", ";").split(";") if a.strip()],
-            gcps=self.optional_path(parameters, self.GCPS, context),
-            transform=self.choice(parameters, self.TRANSFORM, context),
-            outdir=outdir, mask=mask if mask is not None else "auto",
-            outliers=self.choice(parameters, self.OUTLIERS, context),
-            resampling=self.choice(parameters, self.RESAMPLING, context),
-            progress=progress)
         for warning in result.warnings:
             feedback.pushWarning(warning)
         points = intersections_layer(result)
@@ -146,3 +142,24 @@ class GeoreferenceAlgorithm(CoreAlgorithm):
                 self.RMSE_PX: float(result.rmse_px), self.USED: int(result.inliers.sum()),
                 self.REPORT: str(result.outputs["html"]),
                 self.GCP_FILE: str(result.outputs["points"])}
+
+    def run_job(self, parameters, context, feedback, progress) -> dict:
+        from ...core.georef import georeference
+
+        sheet = self.sheet_path(parameters, self.INPUT, context)
+        grid_crs = self.crs_parameter(parameters, self.GRID_CRS, context, default_grid_crs())
+        crs = self.crs_parameter(parameters, self.CRS, context, None)
+        mask = self.optional_path(parameters, self.MASK, context)
+        outdir = Path(self.parameterAsString(parameters, self.OUTPUT_FOLDER, context))
+        anchors = self.parameterAsString(parameters, self.ANCHORS, context)  # "X,Y=E,N; ..."
+        result = georeference(
+            sheet, core_crs_text(crs), grid_crs=core_crs_text(grid_crs),
+            spacing=self.parameterAsDouble(parameters, self.SPACING, context) or None,
+            anchors=[a.strip() for a in anchors.replace("\n", ";").split(";") if a.strip()],
+            gcps=self.optional_path(parameters, self.GCPS, context),
+            transform=self.choice(parameters, self.TRANSFORM, context),
+            outdir=outdir, mask=mask if mask is not None else "auto",
+            outliers=self.choice(parameters, self.OUTLIERS, context),
+            resampling=self.choice(parameters, self.RESAMPLING, context),
+            progress=progress)
+        return self.georef_results(result, sheet, outdir, parameters, context, feedback)

@@ -27,8 +27,8 @@ class MapAreaAlgorithm(CoreAlgorithm):
         return tr("Finds the map content inside the frame of a scanned sheet, without the "
                   "margins, titles and legends, as in ICDAR 2021 MapSeg task 2.\n\nThe "
                   "output is a single-channel PNG of the sheet's size: 255 on the map, 0 "
-                  "elsewhere. Name it NNN-INPUT-MASK.png beside NNN-INPUT.jpg and the other "
-                  "algorithms use it by default.")
+                  "elsewhere. Name it NNN-INPUT-MASK.png beside NNN-INPUT.jpg (or NAME-MASK.png "
+                  "beside NAME.jpg) and the other algorithms use it by default.")
 
     def initAlgorithm(self, config=None) -> None:
         self.add_sheet(mask=False)

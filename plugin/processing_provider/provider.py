@@ -11,9 +11,10 @@ from .detect_graticule import DetectGraticuleAlgorithm
 from .georeference import GeoreferenceAlgorithm
 from .map_area import MapAreaAlgorithm
 from .mapseg_evaluation import MapSegEvaluation
+from .refit_gcps import RefitGcpsAlgorithm
 
-ALGORITHMS = (DetectGraticuleAlgorithm, GeoreferenceAlgorithm, MapAreaAlgorithm,
-              BuildingBlocksAlgorithm)
+ALGORITHMS = (DetectGraticuleAlgorithm, GeoreferenceAlgorithm, RefitGcpsAlgorithm,
+              MapAreaAlgorithm, BuildingBlocksAlgorithm)
 
 
 class GraticuleGeoreferencerProvider(QgsProcessingProvider):

@@ -207,3 +207,59 @@ def test_cli_directory_mode(tmp_path, capsys):
     assert (out / "001-OUTPUT-PRED.gpkg").is_file()
     assert not (out / "002-OUTPUT-PRED.png").exists()
     assert "002-INPUT.jpg" in capsys.readouterr().err
+
+
+def _window_screenshot() -> np.ndarray:
+    """A picture that is no map: a grey window with a title bar, lines of text, a button."""
+    image = np.full((900, 1400, 3), 236, np.uint8)
+    cv2.rectangle(image, (0, 0), (1399, 40), (60, 60, 60), -1)
+    for i in range(18):
+        cv2.putText(image, f"Lorem ipsum dolor sit amet {i}", (30, 90 + 40 * i),
+                    cv2.FONT_HERSHEY_SIMPLEX, 0.7, (20, 20, 20), 1)
+    cv2.rectangle(image, (1000, 800), (1150, 850), (90, 90, 90), 1)
+    return image
+
+
+@pytest.mark.parametrize(("picture", "extra", "warning"), [
+    ("screenshot", [], "warning: no building block found: is the input a scanned map sheet"),
+    ("one frame", ["--lines"], "warning: only one building block found (covering 8"),
+], ids=["screenshot", "one-frame"])
+def test_cli_warns_when_the_input_does_not_look_like_a_map_sheet(tmp_path, capsys, picture,
+                                                                 extra, warning):
+    if picture == "screenshot":
+        image = _window_screenshot()
+    else:   # one rectangle drawn round most of the picture: one region, no blocks
+        image = np.full((900, 1400, 3), 236, np.uint8)
+        cv2.rectangle(image, (60, 60), (1340, 840), (30, 30, 30), 3)
+    cv2.imwrite(str(tmp_path / "picture.png"), image)
+    png, gpkg = tmp_path / "out.png", tmp_path / "out.gpkg"
+    assert blocks_main([str(tmp_path / "picture.png"), "-o", str(png), "--gpkg", str(gpkg),
+                        *extra]) == 0
+    out = capsys.readouterr().out
+    assert warning in out, out
+    assert png.is_file() and gpkg.is_file()
+
+
+def test_sheet_warnings_judge_the_number_and_the_size_of_the_blocks():
+    from core.blocks.pipeline import Segmentation
+    from core.blocks.report import LARGEST_BLOCK_SHARE, largest_block_share, sheet_warnings
+
+    def seg(labels: np.ndarray) -> Segmentation:
+        return Segmentation(labels, int(labels.max()), None, 0, None,
+                            np.zeros(labels.shape, np.uint8))
+
+    many = np.zeros((1200, 1000), np.int32)
+    for i in range(10):
+        many[100 * i + 10: 100 * i + 90, 10:990] = i + 1
+    assert largest_block_share(seg(many)) == pytest.approx(80 * 980 / 1.2e6)
+    assert sheet_warnings(seg(many)) == []
+    huge = np.zeros((1200, 1000), np.int32)
+    huge[:900] = 1     # one block over three quarters of the image, one small one
+    huge[1000:1100, :500] = 2
+    share = largest_block_share(seg(huge))
+    assert share >= LARGEST_BLOCK_SHARE
+    assert sheet_warnings(seg(huge)) == [
+        f"one block covers {share:.0%} of the image: is the input a scanned map sheet, and "
+        "its map area right (--mask)? A map's blocks are outlined areas; a screenshot, a "
+        "photo or a blank page has none"]
+    assert "no building block" in sheet_warnings(seg(np.zeros((64, 64), np.int32)))[0]

@@ -81,6 +81,23 @@ def test_pixel_coordinates_follow_qgis_unreferenced_raster(drawn, tmp_path):
     assert all(f["parent"] in block_ids for f in shapes)
 
 
+def test_the_command_says_how_many_polygons_it_wrote_where_and_in_what_crs(drawn, tmp_path,
+                                                                            capsys):
+    png, gpkg = _run(drawn, tmp_path)
+    out = capsys.readouterr().out.splitlines()
+    blocks, shapes = len(_features(gpkg, "blocks")), len(_features(gpkg, "shapes"))
+    assert blocks >= 2 and shapes >= blocks
+    assert out[0] == f"001-INPUT.png: {blocks} blocks and {shapes} shapes found"
+    assert out[1].startswith(f"  {png}: the {shapes} shapes as a 0/255 PNG")
+    assert out[2].startswith(f"  {gpkg}: {blocks} blocks and {shapes} shapes as polygons, "
+                             "in pixel coordinates (x = column, y = -row")
+    assert not any("warning" in line for line in out)
+    (tmp_path / "georef").mkdir()
+    _run(drawn, tmp_path / "georef", "--georef", str(drawn / "001.points"))
+    assert ("as polygons, in EPSG:2154 (RGF93 v1 / Lambert-93), georeferenced with 001.points"
+            in capsys.readouterr().out)
+
+
 def test_georeferenced_polygons_in_the_points_crs(drawn, tmp_path):
     _, gpkg = _run(drawn, tmp_path, "--georef", str(drawn / "001.points"))
     from osgeo import ogr, osr
@@ -157,7 +174,7 @@ def test_without_georef_the_georeference_beside_the_sheet_is_found(drawn, tmp_pa
     assert note == "georeferenced with 001-INPUT.points"
     assert georef.forward(np.array([[10.0, 20.0]]))[0] == pytest.approx([1005.0, 4990.0])
     _, gpkg = _run(d, tmp_path)
-    assert "georeferenced with 001-INPUT.points" in capsys.readouterr().err
+    assert "georeferenced with 001-INPUT.points" in capsys.readouterr().out
     x0, _y0, x1, _y1 = A
     assert any(abs(f["envelope"][0] - (1000 + 0.5 * x0)) < 2
                and abs(f["envelope"][1] - (1000 + 0.5 * x1)) < 2

@@ -167,3 +167,39 @@ def test_sheet_mask_is_the_given_file_else_the_one_beside_the_sheet(tmp_path):
     assert sheet_mask(sheet, given) == given
     with pytest.raises(InputError, match="missing.png: no such file"):
         sheet_mask(sheet, tmp_path / "missing.png")
+
+
+def test_a_mask_is_found_beside_a_sheet_under_both_names(tmp_path):
+    from core.mapseg_names import mask_for_input, mask_names, sheet_mask
+
+    plain = tmp_path / "INPUT.jpg"          # the real 1925 crop's names
+    assert [p.name for p in mask_names(plain)] == ["INPUT-INPUT-MASK.png", "INPUT-MASK.png"]
+    assert mask_for_input(plain) is None
+    (tmp_path / "INPUT-MASK.png").write_bytes(b"x")
+    assert mask_for_input(plain) == sheet_mask(plain) == tmp_path / "INPUT-MASK.png"
+    tif = tmp_path / "plate.tif"
+    (tmp_path / "plate-MASK.png").write_bytes(b"x")
+    assert mask_for_input(tif) == tmp_path / "plate-MASK.png"
+    mapseg = tmp_path / "007-INPUT.jpg"     # both rules give the MapSeg name
+    assert [p.name for p in mask_names(mapseg)] == ["007-INPUT-MASK.png"]
+    elsewhere = tmp_path / "masks"
+    elsewhere.mkdir()
+    (elsewhere / "plate-MASK.png").write_bytes(b"x")
+    assert mask_for_input(tif, elsewhere) == elsewhere / "plate-MASK.png"
+
+
+@pytest.mark.parametrize("command", ["graticule", "georef", "blocks"])
+def test_every_command_reads_the_stem_mask_beside_the_sheet(tmp_path, capsys, command):
+    """An empty INPUT-MASK.png beside INPUT.png is read (and refused) by every command."""
+    import importlib
+
+    sheet = tmp_path / "INPUT.png"
+    cv2.imwrite(str(sheet), np.full((200, 300, 3), 230, np.uint8))
+    cv2.imwrite(str(tmp_path / "INPUT-MASK.png"), np.zeros((200, 300), np.uint8))
+    main = importlib.import_module(f"core.{command}.__main__").main
+    argv = {"graticule": ["-o", str(tmp_path / "x.csv")],
+            "georef": ["--crs", "EPSG:2154", "--anchor", "10,10=0,0", "-o",
+                       str(tmp_path / "out")],
+            "blocks": ["-o", str(tmp_path / "x.png")]}[command]
+    assert run_cli(main, [str(sheet), *argv]) == EXIT_BAD_INPUT
+    assert "mask is empty" in capsys.readouterr().err

@@ -191,6 +191,46 @@ def test_points_output_round_trips_in_the_qgis_format(tmp_path):
     assert "data:image/png;base64," in html and html.count('class="rejected"') == 1
 
 
+def test_gcps_only_keeps_disabled_points_out_of_the_fit_and_in_the_outputs(tmp_path):
+    """A point disabled in the .points file (as the review panel saves it) is fitted by no
+    one, keeps its residuals, stays disabled in the written .points, and is not an
+    outlier."""
+    path, _img, pix, mapxy = _sheet_with_gcps(tmp_path, noise=0.3)
+    enabled = np.ones(len(pix), dtype=bool)
+    enabled[[2, 7]] = False
+    gcps = GroundControlPoints(mapxy, pix, enabled, crs=parse_crs("EPSG:2154").to_wkt())
+    write_points_file(tmp_path / "sheet.points", gcps)
+    res = georeference(path, "EPSG:2154", gcps_only=True, outdir=tmp_path / "out",
+                       outliers="none")
+    alone = fit_transform(pix[enabled], mapxy[enabled], "affine")
+    assert res.rmse_px == pytest.approx(alone.rmse_px, abs=1e-12)
+    assert res.inliers.tolist() == enabled.tolist() and res.rejected == []
+    assert np.allclose(res.residual_px, alone.inverse(mapxy) - pix)
+    back = read_points_file(res.outputs["points"])
+    assert back.enabled.tolist() == enabled.tolist()
+    rep = json.loads(res.outputs["json"].read_text())
+    assert rep["robust"]["disabled"] == [3, 8] and rep["summary"]["disabled"] == 2
+    assert rep["summary"]["rejected"] == 0 and not any("left out" in w for w in res.warnings)
+    # the same GCPs given as an object rather than a file: the same fit, no GCP file
+    again = georeference(path, "EPSG:2154", gcps=gcps, gcps_only=True, outliers="none",
+                         outdir=tmp_path / "again")
+    assert again.rmse_px == res.rmse_px and again.report["gcp_file"] is None
+    assert again.outputs["points"].read_text() == res.outputs["points"].read_text()
+
+
+def test_fit_gcps_is_the_fit_of_a_run(tmp_path):
+    from core.georef import fit_gcps
+
+    path, _img, pix, mapxy = _sheet_with_gcps(tmp_path, noise=0.3)
+    res = georeference(path, "EPSG:2154", gcps_only=True, outdir=tmp_path / "out")
+    fit = fit_gcps(pix, mapxy, "EPSG:2154", "EPSG:2154", "affine")
+    assert fit.rmse_px == res.rmse_px and fit.rmse_map == res.rmse_map
+    assert np.array_equal(fit.residual_px, res.residual_px)
+    assert fit.inliers.tolist() == res.inliers.tolist()
+    with pytest.raises(InputError, match="at least"):
+        fit_gcps(pix[:2], mapxy[:2], "EPSG:2154", "EPSG:2154", "affine")
+
+
 def test_real_crop_with_its_three_hand_placed_gcps(real_crop, tmp_path):
     kwargs = {"grid_crs": "paris-atlas", "gcps": real_crop / "GRATICULE-GT.points",
               "gcps_only": True, "mask": real_crop / "INPUT-MASK.png"}

@@ -52,6 +52,20 @@ def test_cli_writes_the_mapseg_csv_and_a_debug_picture(real_crop, tmp_path):
     assert picture is not None and max(picture.shape[:2]) <= 2400
 
 
+def test_cli_default_path_finds_the_real_crops_three_crossings_without_a_mask(real_crop,
+                                                                               tmp_path):
+    """No mask given and none beside the sheet: the map area is computed (issue 35)."""
+    sheet = tmp_path / "INPUT.jpg"
+    sheet.symlink_to(real_crop / "INPUT.jpg")
+    out = tmp_path / "x.csv"
+    assert main([str(sheet), "-o", str(out)]) == 0
+    found = read_points_csv(out)
+    truth = read_points_csv(real_crop / "GRATICULE-GT.csv")
+    assert len(found) == 3, found
+    distances = np.linalg.norm(truth[:, None] - found[None], axis=2)
+    assert distances.min(axis=1).max() < 2.0, distances
+
+
 def test_blank_paper_has_no_graticule(tmp_path):
     paper = np.full((1500, 1500, 3), 228, np.uint8)
     with pytest.raises(NoGraticuleError):

@@ -76,3 +76,9 @@ class FakeIface:
 
     def activeLayer(self):
         return self.active_layer
+
+    def addDockWidget(self, area, dock) -> None:
+        self.main_window.addDockWidget(area, dock)
+
+    def removeDockWidget(self, dock) -> None:
+        self.main_window.removeDockWidget(dock)

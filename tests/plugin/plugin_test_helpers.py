@@ -109,3 +109,62 @@ def run_plugin_in_fresh_qgis(body: str, plugins_dir: Path, tmp_path: Path, *,
                          env=env, timeout=120, check=False, cwd=tmp_path)
     assert run.returncode == 0, run.stderr[-2000:]
     return json.loads(run.stdout.strip().splitlines()[-1])
+
+
+def overlapping_widgets(window) -> list[tuple[str, str]]:
+    """Pairs of visible widgets of ``window`` whose rectangles overlap (names or classes).
+
+    Each widget counted is a unit a person reads or clicks (a label, a field, a button, a
+    message bar, a file or CRS chooser); the parts inside a unit are its own business.
+    """
+    from qgis.gui import QgsFileWidget, QgsMessageBar, QgsProjectionSelectionWidget
+    from qgis.PyQt.QtCore import QRect
+    from qgis.PyQt.QtWidgets import (
+        QAbstractButton,
+        QAbstractSpinBox,
+        QComboBox,
+        QLabel,
+        QLineEdit,
+        QProgressBar,
+        QWidget,
+    )
+
+    units = (QLabel, QLineEdit, QAbstractButton, QComboBox, QAbstractSpinBox, QProgressBar,
+             QgsFileWidget, QgsProjectionSelectionWidget, QgsMessageBar)
+    extra = tuple(cls for cls in (_message_line_class(window),) if cls is not None)
+    units += extra
+
+    def inside_unit(widget) -> bool:
+        parent = widget.parentWidget()
+        while parent is not None and parent is not window:
+            if isinstance(parent, units):
+                return True
+            parent = parent.parentWidget()
+        return False
+
+    found = []
+    for widget in window.findChildren(QWidget):
+        if (isinstance(widget, units) and widget.isVisibleTo(window)
+                and not inside_unit(widget) and widget.width() > 0 and widget.height() > 0):
+            top_left = widget.mapTo(window, widget.rect().topLeft())
+            found.append((widget, QRect(top_left, widget.size())))
+    pairs = []
+    for i, (a, ra) in enumerate(found):
+        for b, rb in found[i + 1:]:
+            if ra.intersects(rb):
+                pairs.append((_name(a), _name(b)))
+    return pairs
+
+
+def _message_line_class(window):
+    module = type(window).__module__.split(".plugin.")[0]
+    try:
+        return importlib.import_module(f"{module}.plugin.widgets").MessageLine
+    except (ImportError, AttributeError):
+        return None
+
+
+def _name(widget) -> str:
+    text = getattr(widget, "text", None)
+    label = text() if callable(text) else ""
+    return f"{type(widget).__name__}({str(label)[:30]!r})"

@@ -13,7 +13,8 @@ from pathlib import Path
 from plugin_test_helpers import REPO
 
 SYSTEM_PYTHON = Path("/usr/bin/python3")
-PLUGIN_MODULES = ("core.graticule", "core.georef", "core.blocks", "core.maparea")
+PLUGIN_MODULES = ("core.graticule", "core.georef", "core.georef.review", "core.georef.footprints",
+                  "core.blocks", "core.maparea")
 DEBIAN_PACKAGES = ("cv2", "skimage", "tqdm", "scipy", "pyproj", "numpy")
 
 _CHECK = """

@@ -56,6 +56,13 @@ def test_task_georeferences_and_adds_raster_below_points(dialog, sheet, tmp_path
     assert (tmp_path / "out" / "001-INPUT.tif").is_file()
     assert (tmp_path / "out" / "001-INPUT.intersections.gpkg").is_file()
     assert "RMSE" in dialog.status.text()
+    # the project held nothing else: it took the result's CRS
+    assert QgsProject.instance().crs().authid() == "EPSG:2154"
+    # Review GCPs opens the result in the review panel, with core's numbers
+    assert dialog.review_button.isEnabled()
+    panel = dialog.review()
+    assert len(panel.session.points) == len(outcome.result.pixel_xy)
+    assert panel.session.fit.rmse_px == pytest.approx(outcome.result.rmse_px, rel=1e-9)
 
 
 def test_cancelling_stops_the_task_and_writes_nothing(dialog, sheet, tmp_path):
@@ -80,6 +87,8 @@ def test_cancelling_stops_the_task_and_writes_nothing(dialog, sheet, tmp_path):
 
 
 def test_problems_are_one_line_messages(dialog, sheet, tmp_path):
+    from qgis.PyQt.QtWidgets import QPushButton
+
     # no anchor and no .points file: core reads the grid values printed on the sheet; this
     # sheet prints none, so core's error says what to do, naming the form's fields
     lonely = tmp_path / "lonely.jpg"
@@ -88,10 +97,16 @@ def test_problems_are_one_line_messages(dialog, sheet, tmp_path):
     dialog.outdir.setFilePath(str(tmp_path / "none"))
     assert dialog.start_georeference() is not None
     wait_for_task(dialog)
-    error = dialog.iface.messages()[-1]
+    # a refusal: one short line in the message bar with a Review… button, all of it in
+    # the dialog's status line (and behind its Details button, with the labels read)
+    item = dialog.iface.messageBar().items()[-1]
+    assert "\n" not in item.text() and len(item.text()) <= 140
+    assert item.findChild(QPushButton, "GraticuleGeoreferencerReviewRefused") is not None
+    error = dialog.status.text()
     assert "which intersection is which" in error and "“Anchor”" in error, error
     assert "--" not in error and not (tmp_path / "none").exists()
-    assert dialog.progress.value() == 0          # no bar left half-way after a failure
+    assert "labels read" in dialog.status.details()
+    assert dialog.review_button.isEnabled() and dialog.last_review.refused
     dialog.iface.messageBar().clearWidgets()
     # a bad anchor
     fill_anchor(dialog.anchor_rows[0], 10, 20, "abc", 4)
@@ -106,6 +121,7 @@ def test_problems_are_one_line_messages(dialog, sheet, tmp_path):
     error = dialog.iface.messages()[-1]
     assert "missing-mask.png" in error and "no such file" in error
     assert "Traceback" not in error and "\n" not in error
+    assert dialog.progress.value() == 0          # no bar left half-way after a failure
 
 
 def test_pick_an_intersection_on_the_canvas(dialog, sheet, tmp_path):
@@ -176,3 +192,51 @@ def test_one_click_reads_the_printed_grid_values_and_shows_them(dialog, tmp_path
     tree = QgsProject.instance().layerTreeRoot().findGroup("plate")
     assert [child.name() for child in tree.children()][:2] == [
         "plate grid labels read", "plate intersections"]
+
+
+def test_pick_on_map_shows_the_sheet_in_a_project_in_another_crs(dialog, sheet):
+    """A project in Web Mercator and the sheet loaded as QGIS desktop loads an image without
+    CRS (in EPSG:4326): the sheet is drawn where the map is (its pixels are in no CRS) and
+    the canvas zooms onto it, not onto pixels reprojected as if they were degrees."""
+    from qgis.core import QgsCoordinateReferenceSystem, QgsPointXY, QgsProject, QgsRasterLayer
+
+    canvas = dialog.iface.mapCanvas()
+    canvas.setDestinationCrs(QgsCoordinateReferenceSystem("EPSG:3857"))
+    scan = QgsRasterLayer(str(sheet["image"]), "scan")
+    scan.setCrs(QgsCoordinateReferenceSystem("EPSG:4326"))
+    QgsProject.instance().addMapLayer(scan)
+    dialog.sheet.set_layer(scan)
+    dialog.start_detection()
+    wait_for_task(dialog)
+    layer = dialog.sheet_layer
+    assert layer.crs() == canvas.mapSettings().destinationCrs()
+    assert dialog.preview_layer.crs() == layer.crs()
+    extent = canvas.extent()
+    assert extent.contains(layer.extent().center())
+    assert extent.contains(layer.extent()) and extent.width() < 10 * layer.extent().width()
+    x, y, _e, _n = read_anchor(sheet["points"], 0)
+    dialog.start_picking(dialog.anchor_rows[0])
+    dialog.pick_at(QgsPointXY(x + 3.0, -(y + 2.0)))
+    assert float(dialog.anchor_rows[0].x.text()) == pytest.approx(x, abs=3.0)
+
+
+def test_any_crs_as_the_grid_crs(dialog, shared, tmp_path):
+    """Jacoubet's toise grid typed as a PROJ string, or taken from a .points file's own
+    #CRS line when one is chosen; the Paris atlas stays one click away."""
+    from graticule_georeferencer.plugin.crs import PARIS_ATLAS_NAME, crs_name
+
+    from core.georef.crs import parse_crs, same_crs
+
+    proj = (shared / "data" / "jacoubet-1836" / "CRS.proj").read_text().strip()
+    toise = parse_crs(proj)
+    assert dialog.grid_crs.set_text(proj)
+    assert same_crs(parse_crs(dialog.grid_crs.crs().toWkt()), toise)
+    assert not dialog.grid_crs.set_text("nonsense")
+    dialog.grid_crs.use_paris_atlas()
+    assert crs_name(dialog.grid_crs.crs().toWkt()) == PARIS_ATLAS_NAME
+    dialog.gcps.setFilePath(str(shared / "data" / "jacoubet-1836" / "020-GT.points"))
+    assert same_crs(parse_crs(dialog.grid_crs.crs().toWkt()), toise)
+    assert "020-GT.points" in dialog.pick_status.text()
+    dialog.sheet.set_file(shared / "data" / "jacoubet-1836" / "020-INPUT.jpg")
+    request = dialog.request()
+    assert same_crs(parse_crs(request["grid_crs"]), toise)

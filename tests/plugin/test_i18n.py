@@ -116,7 +116,8 @@ def test_plugin_loads_the_translation_of_qgis_locale(plugin_package, tmp_path, m
         plugin.initGui()
         assert plugin.translator is not None
         texts = [a.text() for a in plugin.actions]
-        assert texts == ["Détecter le carroyage et géoréférencer…", "Vectoriser les îlots…"]
+        assert texts == ["Détecter le carroyage et géoréférencer…", "Vectoriser les îlots…",
+                         "Vérifier les points de contrôle…", "Ouvrir un traitement d'atlas…"]
         alg = plugin.provider.algorithm("georeference")
         assert alg.displayName() == "Géoréférencer une planche d'après son carroyage"
     finally:
@@ -146,3 +147,44 @@ def test_the_language_qgis_runs_in_wins_over_the_settings(plugin_package):
         QgsApplication.setTranslation(before)
         settings.remove("locale/overrideFlag")
         settings.remove("locale/userLocale")
+
+
+def _longest_translation() -> str:
+    return max(((t.text or "") for t in _messages(TS).values()), key=len)
+
+
+def test_nothing_overlaps_with_the_longest_french_text(french):
+    """The longest French string of the plugin in every message place of the dialogs and
+    the review panel, at their smallest size and wider: no widget overlaps another, and
+    messages stay one line with the whole text behind their Details button."""
+    from graticule_georeferencer.plugin.dialogs.blocks_dialog import BlocksDialog
+    from graticule_georeferencer.plugin.dialogs.georeference_dialog import GeoreferenceDialog
+    from graticule_georeferencer.plugin.review.panel import ReviewPanel
+    from plugin_test_helpers import overlapping_widgets, wait_until
+    from qgis.PyQt.QtCore import QCoreApplication
+
+    longest = _longest_translation()
+    assert len(longest) > 900 and "\n" in longest
+    error = longest.replace("\n", " ")
+    iface = FakeIface()
+    dialog, blocks, panel = GeoreferenceDialog(iface), BlocksDialog(iface), ReviewPanel(iface)
+    panel.setFloating(True)
+    try:
+        dialog.pick_status.setText(error)
+        for window in (dialog, blocks, panel):
+            line = window.fit_line if window is panel else window.status
+            line.setText(error, longest)
+            if window is not panel:
+                window.warn(error)
+            window.show()
+            wait_until(window.isVisible)
+            for width in (window.minimumSizeHint().width(), 900):
+                window.resize(width, window.minimumSizeHint().height())
+                for _ in range(5):
+                    QCoreApplication.processEvents()
+                assert overlapping_widgets(window) == [], (type(window).__name__, width)
+                assert line.height() < 2.5 * line.fontMetrics().lineSpacing()
+                assert line.is_elided() and line.button.isVisible()
+                assert line.text() == error and longest in line.details()
+    finally:
+        iface.dispose(dialog, blocks, panel)

@@ -122,6 +122,7 @@ def test_zip_of_this_tree_installs_and_loads(make_zip, tmp_path):
         archive.extractall(plugins)
     loaded = run_plugin_in_fresh_qgis(_LOAD_FROM_ZIP, plugins, tmp_path)
     assert loaded["file"].startswith(str(plugins))
-    assert loaded["actions"] == 2 and loaded["icon"] and loaded["french"]
-    assert {"detectgraticule", "georeference", "evaluatet3"} <= set(loaded["algorithms"])
+    assert loaded["actions"] == 4 and loaded["icon"] and loaded["french"]
+    assert {"detectgraticule", "georeference", "refitgcps", "evaluatet3"} <= set(
+        loaded["algorithms"])
     assert loaded["messages"] == []

@@ -12,8 +12,8 @@ from plugin_test_helpers import blocking_import, run_plugin_in_fresh_qgis
 pytestmark = pytest.mark.qgis
 
 REPO = Path(__file__).resolve().parents[2]
-ALGORITHMS = {"detectgraticule", "georeference", "maparea", "buildingblocks", "evaluatet1",
-              "evaluatet2", "evaluatet3"}
+ALGORITHMS = {"detectgraticule", "georeference", "refitgcps", "maparea", "buildingblocks",
+              "evaluatet1", "evaluatet2", "evaluatet3"}
 
 
 def _provider():
@@ -24,14 +24,15 @@ def _provider():
 
 def test_class_factory_loads_and_unloads_cleanly(plugin_package):
     from qgis.PyQt import sip
-    from qgis.PyQt.QtCore import QCoreApplication, QEvent
+    from qgis.PyQt.QtCore import QCoreApplication, QEvent, Qt
     from qgis.PyQt.QtWidgets import QToolBar
 
     iface = FakeIface()
     plugin = plugin_package.classFactory(iface)
     plugin.initGui()
     names = {a.objectName() for a in plugin.actions}
-    assert names == {"GraticuleGeoreferencer_georeference", "GraticuleGeoreferencer_blocks"}
+    assert names == {"GraticuleGeoreferencer_georeference", "GraticuleGeoreferencer_blocks",
+                     "GraticuleGeoreferencer_review", "GraticuleGeoreferencer_atlas"}
     assert [a for _, a in iface.raster_menu] == plugin.actions
     assert plugin.toolbar.actions() == plugin.actions
     provider = _provider()
@@ -41,10 +42,15 @@ def test_class_factory_loads_and_unloads_cleanly(plugin_package):
 
     dialog = plugin.show_georeference_dialog()
     assert dialog.isVisible()
+    panel = plugin.show_review_panel()
+    assert panel.objectName() == "GraticuleGeoreferencerReviewPanel"
+    assert iface.main_window.dockWidgetArea(panel) == Qt.DockWidgetArea.RightDockWidgetArea
+    assert dialog.review_opener == plugin.open_review      # one panel for every review
     plugin.unload()
     QCoreApplication.sendPostedEvents(None, QEvent.DeferredDelete)  # the deleteLater()s
     assert iface.raster_menu == [] and iface.toolbar_icons == []
     assert plugin.actions == [] and plugin.toolbar is None and plugin.dialogs == {}
+    assert plugin.docks == {} and sip.isdeleted(panel)
     assert sip.isdeleted(dialog)
     assert _provider() is None
     assert plugin.translator is None
@@ -112,7 +118,7 @@ def test_loads_without_opencv_and_says_how_to_install_it(plugin_package, tmp_pat
     from graticule_georeferencer.plugin import deps
 
     command = deps.install_command(["cv2"])  # "sudo apt install python3-opencv" on Debian
-    assert report["actions"] == 2 and report["dialogs"] == 0
+    assert report["actions"] == 4 and report["dialogs"] == 0
     assert report["at_load"] == [f"Missing Python packages: {deps.names(['cv2'])}."]
     assert report["after_click"] == report["at_load"]
     assert report["can_execute"] is False and command in report["why"]

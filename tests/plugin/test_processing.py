@@ -237,3 +237,31 @@ def test_core_errors_name_the_form_fields(processing_provider, sheet, tmp_path):
             "OUTPUT_FOLDER": str(tmp_path / "g"), "OUTPUT_POINTS": "memory:"})
     text = str(err.value)
     assert "--" not in text and "“Transform”" in text, text
+
+
+def test_refit_gcps_writes_what_the_cli_writes_for_a_points_file(processing_provider, sheet,
+                                                                  tmp_path):
+    """The review's last step scripted: a .points file with one point disabled in, the
+    files of ``core.georef --gcps-only --outliers none`` out."""
+    import processing
+
+    from core.formats.qgis_points import read_points_file, write_points_file
+    from core.georef.__main__ import main as georef_cli
+
+    gcps = read_points_file(sheet["points"])
+    gcps.enabled[2] = False
+    points = tmp_path / "reviewed.points"
+    write_points_file(points, gcps)
+    res = processing.run(f"{PROVIDER}:refitgcps", {
+        "INPUT": str(sheet["image"]), "GCPS": str(points), "CRS": "EPSG:2154",
+        "TRANSFORM": 1, "OUTPUT_FOLDER": str(tmp_path / "alg"), "OUTPUT_POINTS": "memory:"})
+    assert georef_cli([str(sheet["image"]), "--crs", "EPSG:2154", "--grid-crs", gcps.crs,
+                       "--gcps", str(points), "--gcps-only", "--outliers", "none",
+                       "-o", str(tmp_path / "cli")]) == 0
+    report = json.loads((tmp_path / "cli" / "001-INPUT.report.json").read_text())
+    assert res["RMSE_PX"] == report["summary"]["rmse_px"]
+    assert res["USED"] == len(gcps) - 1 == report["summary"]["used"]
+    assert (tmp_path / "alg" / "001-INPUT.points").read_bytes() == \
+        (tmp_path / "cli" / "001-INPUT.points").read_bytes()
+    layer, feats = _features(res["OUTPUT_POINTS"])
+    assert [bool(f["used"]) for f in feats] == gcps.enabled.tolist()

@@ -29,7 +29,7 @@ gdal.UseExceptions()
 ogr.UseExceptions()
 
 ALGORITHMS = ("buildingblocks", "detectgraticule", "evaluatet1", "evaluatet2", "evaluatet3",
-              "georeference", "maparea")
+              "georeference", "maparea", "refitgcps")
 SHARED_CROP = REPO.parent / "shared" / "data" / "paris-1925-sheet1-crop"
 
 
@@ -114,9 +114,22 @@ def runs(qgis_process, qp_sheet) -> dict[str, Future]:
         "buildingblocks", INPUT=sheet.image, MASK=sheet.mask, LEVEL=level,
         OUTPUT=sheet.out / f"blocks-{level}.gpkg") for level in (1, 0)}
     jobs["georeference"] = qgis_process.submit("georeference", **georeference_parameters(sheet))
+    if sheet.name == "synthetic":     # the real crop's GCPs are georeference's, above
+        jobs["refitgcps"] = qgis_process.submit(
+            "refitgcps", INPUT=sheet.image, GCPS=sheet.points, MASK=sheet.mask,
+            CRS="EPSG:2154", TRANSFORM=1, OUTPUT_FOLDER=sheet.out / "refit",
+            OUTPUT_POINTS=sheet.out / "refit.gpkg")
     jobs["detectgraticule"] = qgis_process.submit(
         "detectgraticule", INPUT=sheet.image, MASK=sheet.mask,
         OUTPUT=sheet.out / "intersections.gpkg", OUTPUT_CSV=sheet.out / "intersections.csv")
+    if sheet.name == "real":   # no mask given and none beside the sheet: the map area computed
+        alone = sheet.out / "no-mask"
+        alone.mkdir()
+        (alone / sheet.image.name).symlink_to(sheet.image)
+        jobs["detectgraticule-computed"] = qgis_process.submit(
+            "detectgraticule", INPUT=alone / sheet.image.name,
+            OUTPUT=sheet.out / "intersections-computed.gpkg",
+            OUTPUT_CSV=sheet.out / "intersections-computed.csv")
     jobs["maparea"] = qgis_process.submit("maparea", INPUT=sheet.image,
                                           OUTPUT=sheet.out / "map-area.png")
     if sheet.blocks is not None:
@@ -178,6 +191,18 @@ def test_detectgraticule_finds_every_intersection_within_2_px(runs, qp_sheet):
     assert distances.min(axis=1).max() < 2.0, distances.min(axis=1)
     csv = read_csv_points(Path(detection["OUTPUT_CSV"]))
     assert np.abs(np.sort(csv, axis=0) - np.sort(found, axis=0)).max() < 0.01
+
+
+def test_detectgraticule_finds_the_real_crops_crossings_with_the_map_area_computed(
+        runs, qp_sheet):
+    if qp_sheet.name != "real":
+        pytest.skip("the generated sheet is run with its mask only")
+    detection = runs["detectgraticule-computed"].result()
+    truth = read_csv_points(qp_sheet.gt_csv)
+    found = read_csv_points(Path(detection["OUTPUT_CSV"]))
+    assert detection["COUNT"] == len(found) == len(truth) == 3
+    distances = np.linalg.norm(truth[:, None, :] - found[None, :, :], axis=2)
+    assert distances.min(axis=1).max() < 2.0, distances.min(axis=1)
 
 
 def test_georeference_fits_with_small_rmse_and_writes_a_geotiff_in_the_target_crs(
@@ -255,6 +280,35 @@ def test_evaluatet3_scores_the_detection_like_the_core_cli(runs, qp_sheet):
     assert 0.9 < results["PDS"] <= 1
     assert_scores_match_core(results, "T3", qp_sheet.gt_csv, qp_sheet.out / "intersections.csv",
                              qp_sheet.out / "t3-core", {"PDS": "global_mean_score"})
+
+
+def test_refitgcps_writes_what_core_gcps_only_writes(runs, synthetic):
+    """The review's last step in QGIS's runtime gives the numbers and the .points file of
+    ``python -m core.georef --gcps-only --outliers none`` in the venv's."""
+    from core.formats.qgis_points import read_points_file
+    from core.georef.__main__ import main as georef_cli
+
+    qp_sheet = synthetic
+    results = runs["refitgcps"].result()
+    kind = "affine"
+    gcps = read_points_file(qp_sheet.points)
+    cli = qp_sheet.out / "refit-core"
+    assert georef_cli([str(qp_sheet.image), "--crs", "EPSG:2154", "--grid-crs", gcps.crs,
+                       "--gcps", str(qp_sheet.points), "--gcps-only", "--outliers", "none",
+                       "--transform", kind, "--mask", str(qp_sheet.mask), "-o", str(cli)]) == 0
+    report = json.loads(next(cli.glob("*.report.json")).read_text())
+    assert results["USED"] == report["summary"]["used"] == int(gcps.enabled.sum())
+    assert results["RMSE_PX"] == pytest.approx(report["summary"]["rmse_px"], rel=1e-9, abs=1e-9)
+    ours, theirs = (read_points_file(next(d.glob("*.points")))
+                    for d in (qp_sheet.out / "refit", cli))
+    assert np.allclose(ours.map_xy, theirs.map_xy, rtol=0, atol=1e-6)
+    assert np.array_equal(ours.pixel_xy, theirs.pixel_xy)
+    assert srs_code(results["OUTPUT_RASTER"]) == "2154"
+
+
+def srs_code(raster: str) -> str:
+    """The authority code of a raster's CRS."""
+    return osr.SpatialReference(wkt=gdal.Open(raster).GetProjection()).GetAuthorityCode(None)
 
 
 def test_a_crash_fails_the_test_with_the_end_of_stderr():

@@ -1,0 +1,1 @@
+"""The GCP review panel: a dock to check, correct and refit a georeference."""
