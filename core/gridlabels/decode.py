@@ -5,14 +5,16 @@ The values printed along one family form an arithmetic sequence ``v = a + b k`` 
 line number k, ``b`` a round step (1, 2, 2.5 or 5 times a power of ten, in the units
 printed: 250 toises, 1000 m, 1 km). A hypothesis (a, b) says which string stands by every
 line; its **evidence** is, summed over the line ends (each side of the frame, and inside
-the map), ``log(1 + p / EPSILON)`` of the best word there, ``p`` the reader's probability
-of that line's string (:func:`.numerals.string_probabilities`, the exact CTC probability),
-the words of one side all read the same way up (the side takes the way up its words agree
-with best). A line end whose word reads another value, or that has none, adds nothing.
-The evidence is a log-likelihood ratio against a word showing something else (``EPSILON``
-the chance a word that is not this value reads it anyway), so the difference between the
-best hypothesis and the next is how many times likelier the best is: the **margin**, in
-natural-log units.
+the map), ``log(1 + p / chance(s))`` of the best word there, ``p`` the reader's
+probability of that line's string s (:func:`.numerals.string_probabilities`, the exact CTC
+probability), the words of one side all read the same way up (the side takes the way up its
+words agree with best). A line end whose word reads another value, or that has none, adds
+nothing. The evidence is a log-likelihood ratio against a word that is not this label
+reading s anyway: :func:`chance` falls tenfold with every figure (a street, a speck or a
+house number reads ``10`` far more often than ``6862000``), so weak readings of short
+strings on many lines cannot add up to a sure reading of long ones. The difference between
+the best hypothesis and the next is how many times likelier the best is: the **margin**,
+in natural-log units.
 
 Hypotheses come from pairs of likely readings (:func:`.numerals.likely_strings`) on two
 lines whose difference is a round step per line (with a spacing given, that step only),
@@ -26,6 +28,7 @@ the text's direction, :mod:`.orient`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -33,8 +36,10 @@ import numpy as np
 from .numerals import likely_strings, pair_probabilities
 from .words import Word
 
-#: The chance a word that is not a given value still reads it (the evidence floor).
-EPSILON = 0.01
+#: The chance a word that is not a given value still reads it, for one figure, falling
+#: tenfold with each further figure, but not below CHANCE_FLOOR (the reader's own noise).
+CHANCE_ONE = 0.01
+CHANCE_FLOOR = 1e-6
 #: Readings that propose hypotheses: the likeliest strings of each word, at least this
 #: probable, at most this many per word and way up.
 PROPOSE_P = 0.05
@@ -43,6 +48,8 @@ PROPOSE_TOP = 5
 SCORED = 40
 #: Readings at least this probable also propose the best hypothesis's step through them.
 RUNNER_P = 0.1
+#: Why a family is undetermined when only the CRS's area of use rules its values out.
+OUTSIDE_AREA = "no sequence of the values read fits the grid CRS's area of use"
 #: Mantissas of round steps.
 ROUND = (1.0, 2.0, 2.5, 5.0)
 
@@ -90,6 +97,17 @@ class FamilyReading:
     candidates: list[Sequence] = field(default_factory=list)
 
 
+def chance(s: str) -> float:
+    """How probable it is that a word that is not the label ``s`` reads ``s`` anyway."""
+    figures = sum(c.isdigit() for c in s)
+    return max(CHANCE_FLOOR, CHANCE_ONE * 10.0 ** (1 - max(1, figures)))
+
+
+def evidence(p: float | np.ndarray, s: str) -> float | np.ndarray:
+    """The evidence (natural-log units) of a word reading ``s`` with probability ``p``."""
+    return np.log1p(p / chance(s))
+
+
 def value_text(v: float) -> str | None:
     """How a value is printed (``-250``, ``6862000``), or None if it is not whole."""
     r = round(v)
@@ -115,8 +133,8 @@ def is_round_step(b: float) -> bool:
     return any(abs(mantissa - m) < 1e-9 for m in ROUND)
 
 
-def decode_family(words: list[Word], logp: np.ndarray, steps: set[float] | None = None
-                  ) -> FamilyReading:
+def decode_family(words: list[Word], logp: np.ndarray, steps: set[float] | None = None,
+                  plausible: Callable[[np.ndarray], bool] | None = None) -> FamilyReading:
     """The best sequence of one family's printed values.
 
     Parameters
@@ -127,6 +145,10 @@ def decode_family(words: list[Word], logp: np.ndarray, steps: set[float] | None 
         The reader's output for each word, as cut and turned half a turn.
     steps : set of float, optional
         The steps per line allowed (absolute, in printed units), e.g. from ``--spacing``.
+    plausible : callable, optional
+        ``plausible(values)``: whether the printed values of the family's lines (a
+        ``(K,)`` array) can be grid coordinates at all (the CRS's area of use); the others
+        are neither the best nor the runner-up.
 
     Returns
     -------
@@ -154,7 +176,7 @@ def decode_family(words: list[Word], logp: np.ndarray, steps: set[float] | None 
     for line, v, p in readings:
         key = (line, round(v, 6))
         best_of[key] = max(best_of.get(key, 0.0), p)
-    weight = {key: float(np.log1p(p / EPSILON)) for key, p in best_of.items()}
+    weight = {key: float(evidence(p, value_text(key[1]) or "")) for key, p in best_of.items()}
     rough = {(a, b): sum(weight.get((k, round(a + b * k, 6)), 0.0) for k in lines)
              for a, b in hyps}
     ranked = sorted(rough, key=lambda h: -rough[h])[:SCORED]
@@ -166,6 +188,11 @@ def decode_family(words: list[Word], logp: np.ndarray, steps: set[float] | None 
                    if p >= RUNNER_P for b in (best.b, -best.b)} - set(scored))
     scored.update(zip(more, scorer.score_all(more), strict=True))
     ordered = sorted(scored.values(), key=lambda s: -s.score)
+    if plausible is not None:
+        ks = np.arange(min(lines) - 1, max(lines) + 2)
+        ordered = [s for s in ordered if plausible(s.a + s.b * ks)]
+        if not ordered:
+            return FamilyReading(None, None, 0.0, OUTSIDE_AREA)
     best, second = ordered[0], ordered[1] if len(ordered) > 1 else None
     margin = best.score - (second.score if second is not None else 0.0)
     return FamilyReading(best, second, margin, candidates=ordered[:5])
@@ -240,7 +267,7 @@ class _Scorer:
             probs = np.array([self._prob(i, s) for i in idx])            # (n, 2)
             top = probs.max(axis=0)
             side = (self.words[idx[0]].family, end)
-            sides[side] = sides.get(side, np.zeros(2)) + np.log1p(top / EPSILON)
+            sides[side] = sides.get(side, np.zeros(2)) + evidence(top, s)
             best_word[(k, end)] = [(idx[int(np.argmax(probs[:, o]))], float(top[o]))
                                    for o in (0, 1)]
         for side, totals in sides.items():

@@ -24,6 +24,7 @@ Pixel coordinates: x right, y down.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -172,6 +173,26 @@ def within_area(naming: Naming, corners: np.ndarray, area: np.ndarray | None) ->
     g = naming.grid(corners)
     pad = AREA_SLACK * np.array([area[2] - area[0], area[3] - area[1]])
     return bool(np.all(g >= area[:2] - pad) and np.all(g <= area[2:] + pad))
+
+
+def plausible_values(area: np.ndarray | None) -> Callable[[np.ndarray], bool] | None:
+    """A test of one family's printed values (``(K,)``): can they, as printed or in
+    thousands, with or without a dropped minus sign, all be eastings or all be northings
+    inside ``area`` (:func:`area_of_use`, widened by :data:`AREA_SLACK`)? None when there
+    is no area to test against."""
+    if area is None:
+        return None
+    pad = AREA_SLACK * np.array([area[2] - area[0], area[3] - area[1]])
+    lo, hi = area[:2] - pad, area[2:] + pad
+
+    def test(values: np.ndarray) -> bool:
+        for unit, sign in itertools.product(UNITS, (1.0, -1.0)):
+            v = sign * unit * np.asarray(values, float)
+            if any(np.all((v >= lo[a]) & (v <= hi[a])) for a in (0, 1)):
+                return True
+        return False
+
+    return test
 
 
 def area_of_use(crs) -> np.ndarray | None:

@@ -24,7 +24,7 @@ import numpy as np
 from ..errors import InputError, option
 from ..graticule.result import GraticuleResult
 from ..imageio import ImageLike
-from .decode import FamilyReading, Sequence, decode_family
+from .decode import OUTSIDE_AREA, FamilyReading, Sequence, decode_family
 from .numerals import likely_strings, net_input, read_logits
 from .orient import (
     KM_BELOW,
@@ -32,6 +32,7 @@ from .orient import (
     area_of_use,
     candidates,
     node_extent,
+    plausible_values,
     text_north,
     within_area,
 )
@@ -57,7 +58,8 @@ class GridLabelling:
     labels : list of dict
         One record per word read: ``box`` [x0, y0, x1, y1] (pixels), ``text``, ``value``,
         ``family`` (columns or rows), ``line``, ``end``, ``confidence`` (0-100), ``up``,
-        ``used`` and ``why``; ``inside`` True for words along the lines inside the map.
+        ``used``, ``why`` and ``short`` (why in a few words, for a picture); ``inside``
+        True for words along the lines inside the map.
     certainty : dict
         ``margin`` (the smaller family margin, natural-log units), ``threshold``
         (:data:`MIN_MARGIN`) and per family its best and runner-up sequences.
@@ -128,22 +130,34 @@ def read_grid_labels(image: ImageLike, result: GraticuleResult, crs=None,
     start = time.perf_counter()
     gray, reduce = sheet_gray(image, result)
     steps = None if spacing is None else {spacing, spacing / 1000.0}
+    fits = plausible_values(area_of_use(crs))
     words = margin_words(gray, reduce, result)
     logp = _read(words)
-    reads = [_decode(words, logp, f, steps) for f in (0, 1)]
+    reads = [_decode(words, logp, f, steps, fits) for f in (0, 1)]
     where = "by the frame"
     if any(not _sure(r) for r in reads):
         more = inside_words(gray, reduce, result)
         if more:
             words, logp = words + more, np.concatenate([logp, _read(more)])
-            again = [_decode(words, logp, f, steps) if not _sure(reads[f]) else reads[f]
+            again = [_decode(words, logp, f, steps, fits) if not _sure(reads[f]) else reads[f]
                      for f in (0, 1)]
             if sum(map(_sure, again)) > sum(map(_sure, reads)):
                 reads, where = again, "by the frame and inside the map"
-    reads = _one_step(words, logp, reads, steps)
+    reads = _one_step(words, logp, reads, steps, fits)
     certainty = _certainty(reads)
     labels = _records(words, logp, reads)
     unsure = [f for f in (0, 1) if not _sure(reads[f])]
+    outside = [f for f in unsure if reads[f].why == OUTSIDE_AREA]
+    if outside:
+        free = [_decode(words, logp, f, steps) for f in outside]
+        if all(_sure(r) for r in free):
+            shown = "; ".join(f"{FAMILIES[f]} {_sequence_text(r.best)}"
+                              for f, r in zip(outside, free, strict=True))
+            raise LabelsUnreadableError(
+                f"the grid values read ({shown}) fall outside the area of use of "
+                f"{_crs_name(crs)}: is it the CRS the grid is drawn in? give that one with "
+                f"{option('grid-crs')} (and the output CRS with {option('crs')})", labels,
+                certainty, field="grid-crs")
     if unsure:
         raise LabelsUnreadableError(
             "the grid values printed on the sheet do not name the grid surely ("
@@ -172,10 +186,11 @@ def _read(words: list[Word]) -> np.ndarray:
     return logp.reshape(len(words), 2, *logp.shape[1:])
 
 
-def _decode(words: list[Word], logp: np.ndarray, f: int, steps: set[float] | None
-            ) -> FamilyReading:
+def _decode(words: list[Word], logp: np.ndarray, f: int, steps: set[float] | None,
+            fits=None) -> FamilyReading:
+    """Family ``f``'s reading from its words (``fits``: :func:`.orient.plausible_values`)."""
     idx = [i for i, w in enumerate(words) if w.family == f]
-    fr = decode_family([words[i] for i in idx], logp[idx], steps)
+    fr = decode_family([words[i] for i in idx], logp[idx], steps, fits)
     fr.candidates = fr.candidates or []
     fr.index = idx                           # positions of the family's words in ``words``
     return fr
@@ -186,7 +201,7 @@ def _sure(r: FamilyReading) -> bool:
 
 
 def _one_step(words: list[Word], logp: np.ndarray, reads: list[FamilyReading],
-              steps: set[float] | None) -> list[FamilyReading]:
+              steps: set[float] | None, fits=None) -> list[FamilyReading]:
     """Both families must step alike (in full units or thousands): when their best steps
     differ, the family with the smaller margin is decoded again with the other's step."""
     if steps is not None or any(r.best is None for r in reads):
@@ -197,7 +212,7 @@ def _one_step(words: list[Word], logp: np.ndarray, reads: list[FamilyReading],
         return reads
     weak = int(np.argmin([r.margin for r in reads]))
     other = b[1 - weak]
-    again = _decode(words, logp, weak, {other, other * 1000.0, other / 1000.0})
+    again = _decode(words, logp, weak, {other, other * 1000.0, other / 1000.0}, fits)
     out = list(reads)
     out[weak] = again
     return out
@@ -259,11 +274,12 @@ def _records(words: list[Word], logp: np.ndarray, reads: list[FamilyReading]) ->
             if len(text.lstrip("-")) < 2:
                 continue
             if used:
-                why = "agrees with the sequence read along its family"
+                why, short = "agrees with the sequence read along its family", ""
             elif seq is None:
-                why = "its family's values do not form a sequence"
+                why, short = "its family's values do not form a sequence", "no sequence"
             else:
                 why = f"disagrees: {seq.text(w.line)} expected on this line"
+                short = f"{seq.text(w.line)} expected"
             if w.end == 0:
                 why = "read inside the map by its line; " + why
             try:
@@ -274,7 +290,7 @@ def _records(words: list[Word], logp: np.ndarray, reads: list[FamilyReading]) ->
                         "box": [int(v) for v in w.box], "text": text, "value": value,
                         "confidence": round(100.0 * p, 1),
                         "up": [round(v, 3) for v in w.ups[way]], "used": bool(used),
-                        "why": why, "inside": w.end == 0})
+                        "why": why, "short": short, "inside": w.end == 0})
     return out
 
 
