@@ -23,7 +23,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..batch import add_batch_options, batch_options, run_batch
-from ..cli import number, run_cli
+from ..cli import add_accept_corrupt, number, parse_args, run_cli
+from ..corrupt_jpeg import accepting_corrupt_jpeg
 from ..errors import InputError
 from ..imageio import check_readable_file
 from ..mapseg_names import INPUT_MASK, OUTPUT_PRED, list_inputs, sheet_id, sheet_mask
@@ -73,6 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--line-shapes", action="store_true",
                     help="shapes level: closed shapes from the classical line network "
                          "instead of the learned edge network (models/edge_net.onnx)")
+    add_accept_corrupt(ap)
     add_batch_options(ap)
     return ap
 
@@ -93,14 +95,17 @@ def _process(image: Path, png: Path | None, gpkg: Path | None, mask: Path | None
                   inputs=[image, mask, georef.points_file if georef else None])
     settings = BlockSettings.for_level(level, scale=args.scale, block_net=not args.lines,
                                        edge_net=not (args.lines or args.line_shapes))
-    seg = segment_sheet(image, mask, level=level, settings=settings)
+    with accepting_corrupt_jpeg(args.accept_corrupt) as damaged:
+        seg = segment_sheet(image, mask, level=level, settings=settings)
+    for w in damaged:
+        print(f"warning: {w}", file=sys.stderr)
     write_outputs(seg, level, png, gpkg, source=image.name, georef=georef,
-                  tolerance=args.tolerance)
+                  tolerance=args.tolerance, source_mtime=image.stat().st_mtime)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command; returns the exit code (0 ok, 1 some sheets failed, 2 bad input)."""
-    args = build_parser().parse_args(argv)
+    args = parse_args(build_parser(), argv)
     if args.georef is not None and args.gpkg is None:
         raise InputError("--georef only affects the GeoPackage; add --gpkg")
     if args.input.is_dir():
