@@ -1,7 +1,9 @@
 """Write outputs atomically: to a temporary name beside the target, renamed when complete.
 
 A crash, an error or Ctrl-C never leaves a half-written file under the final name. The
-temporary name keeps the target's suffix, because OpenCV and GDAL pick the format from it.
+temporary name keeps the target's suffix, because OpenCV and GDAL pick the format from it,
+and names the process that made it, so that a run removes only its own temporary files and
+those whose maker is gone (:mod:`core.tempfiles`).
 """
 
 from __future__ import annotations
@@ -16,12 +18,14 @@ from pathlib import Path
 from .errors import InputError
 from .interrupts import deferred
 from .outputs import writable_folder_problem
+from .tempfiles import temporary_name
 
 
 def temporary_path(target: str | os.PathLike) -> Path:
-    """A hidden temporary path in the target's directory with the target's suffix."""
+    """A hidden temporary path in the target's directory with the target's suffix, naming
+    this process and host (:func:`core.tempfiles.temporary_name`)."""
     t = Path(target)
-    return t.with_name(f".{t.stem}.tmp{os.getpid()}{''.join(t.suffixes[-1:])}")
+    return t.with_name(temporary_name(t.stem, "".join(t.suffixes[-1:])))
 
 
 def _leftovers(tmp: Path) -> list[Path]:

@@ -140,7 +140,7 @@ def _directory(args: argparse.Namespace) -> int:
         raise InputError(f"{args.georef} is not a directory; in directory mode --georef "
                          "names a directory of core.georef outputs")
 
-    options = batch_options(args)
+    options = batch_options(args, work=args.level)
     return run_batch(inputs, functools.partial(_directory_sheet, gpkg_dir=gpkg_dir, args=args),
                      name=lambda p: p.name, desc=f"{args.level}", options=options,
                      outputs=lambda p: _sheet_outputs(p, gpkg_dir, args),

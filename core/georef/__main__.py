@@ -153,7 +153,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                   file=sys.stderr)
         parent = Path(args.outdir) if args.outdir else None
         check_outputs(folders={"outdir": parent})
-        options = batch_options(args)
+        options = batch_options(args, work="georef")
         inputs = list_inputs(src)
         code = run_batch(inputs, functools.partial(_directory_sheet, args=args, parent=parent),
                          name=lambda p: p.name, desc="georeferencing", options=options,

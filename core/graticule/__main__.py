@@ -112,7 +112,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                              "NNN-INPUT-MASK.png is used")
         outdir = Path(args.output)
         check_outputs(folders={"output": outdir, "debug": args.debug})
-        options = batch_options(args)
+        options = batch_options(args, work="graticule")
         return run_batch(list_inputs(src), functools.partial(_directory_sheet, outdir=outdir,
                                                              args=args),
                          name=lambda p: p.name, desc="sheets", options=options,

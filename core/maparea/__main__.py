@@ -79,7 +79,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     settings = MapAreaSettings(reduce=args.reduce)
     if args.input.is_dir():
         check_outputs(folders={"output": args.output})
-        options = batch_options(args)
+        options = batch_options(args, work="maparea")
         return run_batch(list_inputs(args.input),
                          functools.partial(_directory_sheet, outdir=args.output,
                                            settings=settings,
