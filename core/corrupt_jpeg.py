@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from .errors import InputError, option
+from .gdal_config import gdal_config
 
 #: Beginnings of libjpeg's messages about damaged data (jerror.h: JWRN_*).
 CORRUPTION = ("Corrupt JPEG data", "Premature end of JPEG file", "Invalid SOS parameters",
@@ -130,16 +131,11 @@ def check_decoded(path: str | os.PathLike, warnings: list[str]) -> None:
 def gdal_reads_checked(path: str | os.PathLike) -> Iterator[None]:
     """GDAL's reads of the JPEG ``path`` in the block: its libjpeg warnings raise, turned
     into :func:`corrupt_jpeg_error`, unless inside :func:`accepting_corrupt_jpeg`."""
-    from osgeo import gdal
-
-    key = "GDAL_ERROR_ON_LIBJPEG_WARNING"
-    old = gdal.GetConfigOption(key)
-    gdal.SetConfigOption(key, "FALSE" if corrupt_jpeg_accepted() else "TRUE")
+    strict = "FALSE" if corrupt_jpeg_accepted() else "TRUE"
     try:
-        yield
+        with gdal_config(GDAL_ERROR_ON_LIBJPEG_WARNING=strict):
+            yield
     except RuntimeError as exc:
         if "libjpeg" in str(exc) and not corrupt_jpeg_accepted():
             raise corrupt_jpeg_error(path, str(exc)) from None
         raise
-    finally:
-        gdal.SetConfigOption(key, old)

@@ -32,9 +32,10 @@ def unit_from_length(metres: float, rel_tol: float = 1e-6) -> str | None:
     return None
 
 
-def linear_unit_name(crs) -> str:
+def linear_unit_name(crs, unknown: str = "unknown") -> str:
     """The name of the linear unit of a ``pyproj.CRS``: PROJ's, else a historical unit of
-    :data:`HISTORICAL_UNITS_M` by its length, else ``"units of <length> m"``.
+    :data:`HISTORICAL_UNITS_M` by its length, else ``"units of <length> m"``; ``unknown``
+    when the CRS has no axis or no length for its unit.
 
     >>> import pyproj
     >>> linear_unit_name(pyproj.CRS("EPSG:2154"))
@@ -46,10 +47,10 @@ def linear_unit_name(crs) -> str:
     try:
         axis = crs.axis_info[0]
     except (IndexError, AttributeError):
-        return "unknown"
+        return unknown
     if axis.unit_name and axis.unit_name != "unknown":
         return axis.unit_name
     factor = axis.unit_conversion_factor
-    if not factor:
-        return "unknown"
+    if not factor or factor == 1.0:
+        return unknown
     return unit_from_length(factor) or f"units of {factor:.6g} m"

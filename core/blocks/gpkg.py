@@ -25,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..gdal_config import gdal_config
 from .rings import geodesic_area_perimeter, planar_area_perimeter, to_wkb
 
 UNDEFINED_CARTESIAN = 'LOCAL_CS["Undefined Cartesian SRS"]'
@@ -97,23 +98,9 @@ def write_gpkg(path: str | os.PathLike, layers: list[LayerData], source: str, *,
     p = Path(path)
     if p.exists():
         p.unlink()
-    with _config(OGR_CURRENT_DATE=gpkg_timestamp(source_mtime)):
+    with gdal_config(OGR_CURRENT_DATE=gpkg_timestamp(source_mtime)):
         _write_layers(p, layers, source, crs_wkt, geographic, unit)
     _check_written(p, layers)
-
-
-@contextlib.contextmanager
-def _config(**options: str) -> Iterator[None]:
-    from osgeo import gdal
-
-    old = {k: gdal.GetConfigOption(k) for k in options}
-    for k, v in options.items():
-        gdal.SetConfigOption(k, v)
-    try:
-        yield
-    finally:
-        for k, v in old.items():
-            gdal.SetConfigOption(k, v)
 
 
 def _description(layer_data: LayerData, source: str, crs_wkt: str | None, geographic: bool,

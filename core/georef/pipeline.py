@@ -47,6 +47,7 @@ from ..imageio import check_jpeg_data, check_readable_file, image_size
 from ..mapseg_names import mask_for_input, sheet_id
 from ..outputs import check_outputs, write_errors
 from ..progress import ProgressCallback, report, sub_progress
+from ..units import linear_unit_name
 from . import allmaps
 from . import crs as crsmod
 from . import raster_output as ro
@@ -563,13 +564,6 @@ def _write_files(r: GeorefResult, inp: Path, tmp: dict[str, Path], tif: Path,
 
 
 def _unit(crs) -> str:
-    """The name of ``crs``'s linear unit as errors are reported in (``metre``); a unit PROJ
-    has no name for (``+to_meter=1.949``: Jacoubet's toise) is given by its length."""
-    try:
-        axis = crs.axis_info[0]
-    except (IndexError, AttributeError):
-        return "map units"
-    if axis.unit_name and axis.unit_name != "unknown":
-        return axis.unit_name
-    factor = axis.unit_conversion_factor
-    return f"units of {factor:.6g} m" if factor and factor != 1.0 else "map units"
+    """The name of ``crs``'s linear unit as errors are reported in (``metre``; ``toise`` for
+    Jacoubet's ``+to_meter=1.949``, :func:`core.units.linear_unit_name`)."""
+    return linear_unit_name(crs, unknown="map units")
