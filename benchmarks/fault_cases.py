@@ -265,7 +265,8 @@ def kill9_worker(sheets: Sheets, work: Path, kills: int = 3) -> Result:
     return res
 
 
-def _signal_group(sheets: Sheets, work: Path, sig: int, code: int, name: str) -> Result:
+def _signal_group(sheets: Sheets, work: Path, sig: int, code: int, name: str,
+                  group: bool = True) -> Result:
     res = Result(name, None)
     out = work / "out"
     shm = work / "shm" if private_shm_possible() else None
@@ -279,7 +280,7 @@ def _signal_group(sheets: Sheets, work: Path, sig: int, code: int, name: str) ->
     res.check(bool(busy), "the run ended before it could be interrupted")
     time.sleep(0.3)
     with contextlib.suppress(ProcessLookupError):
-        os.killpg(run.pid, sig)
+        (os.killpg if group else os.kill)(run.pid, sig)
     rc = run.wait(120)
     err = run.stderr()
     res.notes.append(f"exit {rc} after {time.monotonic() - run.started:.1f} s; "
@@ -309,6 +310,13 @@ def sigint_group(sheets: Sheets, work: Path) -> Result:
 def sighup_group(sheets: Sheets, work: Path) -> Result:
     """Case 3: a closed terminal (SIGHUP to the process group): exit 129, one line."""
     return _signal_group(sheets, work, signal.SIGHUP, 129, "3 SIGHUP to the process group")
+
+
+def sigterm_command(sheets: Sheets, work: Path) -> Result:
+    """Not one of the nine: ``kill`` of the command alone (its workers get no signal):
+    exit 143, one line, the cluster closed with nothing left."""
+    return _signal_group(sheets, work, signal.SIGTERM, 143, "SIGTERM to the command alone",
+                         group=False)
 
 
 def _loopback_pids(folder: Path) -> tuple[list[int], list[int]]:

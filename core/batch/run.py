@@ -89,7 +89,7 @@ def run_batch(items: Sequence[T], work: Callable[[T], object], *,
         print(f"{len(outcomes)} of {len(items)} already done, skipped (--force redoes them)",
               file=sys.stderr)
     jobs = [(k, items[k], names[k], thumbnail_path(summary, names[k]) if summary else None,
-             tuple(folders)) for k in range(len(items)) if k not in outcomes]
+             _folders([outs[k]], None)) for k in range(len(items)) if k not in outcomes]
     plan = plan_for(options, [items[k] for k, *_ in jobs])
     if plan.say and tell:
         print(plan.say, file=sys.stderr)
@@ -131,13 +131,13 @@ def _title(desc: str, items: Sequence[object], summary: Path) -> str:
     return f"{desc or 'collection'}: {Path(items[0]).parent if items else summary}"
 
 
-def _folders(outs: Sequence[Sequence[Path]], summary: Path | None) -> list[Path]:
-    """Every folder the run writes in: the outputs' folders, the summary's and its
-    thumbnails'."""
+def _folders(outs: Sequence[Sequence[Path]], summary: Path | None) -> tuple[Path, ...]:
+    """Every folder the run (or one sheet: ``outs`` of one) writes in: the outputs'
+    folders, and the summary's and its thumbnails' when ``summary`` is given."""
     found = dict.fromkeys(p.parent for paths in outs for p in paths)
     if summary is not None:
         found.update(dict.fromkeys([summary, thumbs_folder(summary)]))
-    return list(found)
+    return tuple(found)
 
 
 def _remove_empty_folders(outs: Sequence[Sequence[Path]], outcomes: dict[int, Outcome],

@@ -51,6 +51,11 @@ def test_fault_case_holds(name, sheets, tmp_path):
     assert res.held, fault_cases.describe(res)
 
 
+def test_sigterm_to_the_command_alone_closes_its_cluster(sheets, tmp_path):
+    res = fault_cases.run_case(fault_cases.sigterm_command, sheets, tmp_path / "term")
+    assert res.held, fault_cases.describe(res)
+
+
 # ---- the parts -----------------------------------------------------------------------------
 
 def test_temporary_names_carry_their_maker_and_only_dead_makers_are_stale(tmp_path):
@@ -75,6 +80,23 @@ def test_temporary_names_carry_their_maker_and_only_dead_makers_are_stale(tmp_pa
     assert removed == {n for n, stale in names.items() if stale}
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
         n for n, stale in names.items() if not stale)
+
+
+def test_a_failed_write_does_not_remove_a_folder_another_writer_is_using(tmp_path):
+    """Run A made the folder, run B is about to write in it, A fails: A's clean-up removes
+    its own files and leaves the folder to B (it used to remove it as empty)."""
+    from core.atomic import atomic_output
+
+    folder = tmp_path / "020-INPUT_georef"
+    a = atomic_output(folder / "020-INPUT.tif")
+    a.__enter__()                                 # A creates the folder
+    b = atomic_output(folder / "020-INPUT.vrt")
+    tmp_b = b.__enter__()                         # B finds it there
+    assert a.__exit__(RuntimeError, RuntimeError("A stops"), None) is False
+    assert folder.is_dir()
+    tmp_b.write_text("B's output")
+    b.__exit__(None, None, None)
+    assert sorted(p.name for p in folder.iterdir()) == ["020-INPUT.vrt"]
 
 
 def test_a_stopped_sheet_thread_unwinds_through_its_clean_up():
