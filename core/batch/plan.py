@@ -27,9 +27,9 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-#: The cluster must be estimated this much faster than one process to be chosen: the
-#: estimate is rough, one process needs less memory and prints its lines in sheet order.
-MARGIN = 0.15
+#: The cluster must be estimated this much faster than one process to be chosen: when
+#: the two are that close, one process is kept (less memory, lines in sheet order).
+MARGIN = 0.05
 
 
 @dataclass(frozen=True)
@@ -117,21 +117,24 @@ def choose_workers(profile: WorkProfile, megapixels: Sequence[float], cores: int
                    f"{one:.0f} s against {cluster:.0f} s with its start)", one, cluster)
 
 
-#: The commands' figures ("work" names of :class:`~core.batch.BatchOptions`). graticule:
-#: from the quiet runs of 2026-12-06 on the 2-core machine (8000 px sheets: 0.35-0.43 s
-#: wall and 0.48-0.55 s CPU in one process, 0.72 s in each of two workers, 0.6-0.7 GB per
-#: worker); the others: first estimates, to be measured with ``make bench-scale``.
+#: The commands' figures ("work" names of :class:`~core.batch.BatchOptions`), measured on
+#: the 2-core machine of docs/atlas-runs.md. graticule: the quiet runs of 2026-12-06 (8000 px
+#: sheets: 0.35-0.43 s wall and 0.48-0.55 s CPU in one process, 0.72 s in each of two
+#: workers, a cluster's start about 2 s). georef (``--gcps-only``), maparea and blocks:
+#: ``make bench-scale --calibrate`` of 2026-12-07 on a busy machine (load 8-14; each
+#: profile's start_s from the same runs, so their ratios hold). shapes: blocks' figures
+#: with the time and memory of the shapes level in docs/maparea-blocks.md (about twice).
 PROFILES: dict[str, WorkProfile] = {
     "graticule": WorkProfile(seconds_per_mpx=0.0078, threaded=0.45, contention=1.45,
-                             peak_mb_per_mpx=10.0),
-    "georef": WorkProfile(seconds_per_mpx=0.03, threaded=0.45, contention=1.35,
-                          peak_mb_per_mpx=12.0),
-    "maparea": WorkProfile(seconds_per_mpx=0.004, threaded=0.3, contention=1.35,
-                           peak_mb_per_mpx=5.0),
-    "blocks": WorkProfile(seconds_per_mpx=0.4, threaded=0.6, contention=1.2,
-                          peak_mb_per_mpx=17.0),
-    "shapes": WorkProfile(seconds_per_mpx=0.5, threaded=0.6, contention=1.2,
-                          peak_mb_per_mpx=33.0),
+                             peak_mb_per_mpx=10.0, start_s=2.5),
+    "georef": WorkProfile(seconds_per_mpx=0.092, threaded=0.26, contention=1.85,
+                          peak_mb_per_mpx=11.0, start_s=4.1),
+    "maparea": WorkProfile(seconds_per_mpx=0.050, threaded=0.21, contention=1.17,
+                           peak_mb_per_mpx=5.4, start_s=5.3),
+    "blocks": WorkProfile(seconds_per_mpx=0.36, threaded=0.52, contention=1.0,
+                          peak_mb_per_mpx=17.0, start_s=3.7),
+    "shapes": WorkProfile(seconds_per_mpx=0.72, threaded=0.52, contention=1.0,
+                          peak_mb_per_mpx=33.0, start_s=3.7),
 }
 
 

@@ -138,6 +138,9 @@ def test_the_default_picks_the_faster_way_from_cores_sheets_and_command():
     assert choose_workers(PROFILES["graticule"], sheet * 50, cores=16).workers == 16
     one = choose_workers(PROFILES["graticule"], sheet[:1], cores=16)
     assert one.workers == 1 and one.reason == "one sheet"
+    # sheets that take long and gain little from threads: a cluster as soon as it pays
+    assert choose_workers(PROFILES["blocks"], [100.0] * 4, cores=2).workers == 2
+    assert choose_workers(PROFILES["blocks"], [100.0], cores=2).workers == 1
     # memory bounds the workers: shapes need about 3.3 GB per 10000 px sheet
     few = choose_workers(PROFILES["shapes"], [100.0] * 40, cores=32, memory_mb=16000)
     assert 1 < few.workers < 8
