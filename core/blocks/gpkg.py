@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import datetime
 import os
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -161,23 +162,22 @@ def _write_layers(p: Path, layers: list[LayerData], source: str, crs_wkt: str | 
             layer.CommitTransaction()
         ds.FlushCache()
     finally:
-        with _quiet_ogr():
+        with _close_quietly():
             ds = None  # closes the file; what it could not write shows when read back
 
 
 @contextlib.contextmanager
-def _quiet_ogr() -> Iterator[None]:
-    """No exception and no message from OGR in the block (closing a dataset: an error
-    there cannot be raised, GDAL's bindings would print it as "Exception ignored")."""
-    from osgeo import gdal, ogr
-
-    ogr.DontUseExceptions()
-    gdal.PushErrorHandler("CPLQuietErrorHandler")
+def _close_quietly() -> Iterator[None]:
+    """Closing a dataset in the block prints nothing: an OGR error while closing is raised
+    in a destructor, where Python can only print it ("Exception ignored ..."); what the
+    close failed to write shows when the file is read back. (Turning OGR's exceptions off
+    instead is refused inside QGIS, whose error handler is on GDAL's stack.)"""
+    hook = sys.unraisablehook
+    sys.unraisablehook = lambda _unraisable: None
     try:
         yield
     finally:
-        gdal.PopErrorHandler()
-        ogr.UseExceptions()
+        sys.unraisablehook = hook
 
 
 def _check_written(p: Path, layers: list[LayerData]) -> None:
