@@ -18,7 +18,7 @@ APT_PACKAGES := python3-qgis qgis-providers python3-gdal gdal-bin python3-venv p
 	pyqt5-dev-tools qttools5-dev-tools fonts-dejavu-core fonts-liberation2 fonts-ebgaramond zip \
 	qgis python3-opencv python3-skimage python3-tqdm xvfb xauth tesseract-ocr tesseract-ocr-eng
 
-BENCHES := metrics textdet chamfer-ap chart synth graticule georef georef-accuracy maparea blocks \
+BENCHES := metrics textdet chamfer-ap chart synth graticule georef georef-accuracy maparea blocks faults \
 	scale grid-labels real-shapes
 
 .PHONY: install system-packages test lint demo bench $(addprefix bench-,$(BENCHES)) zip \
