@@ -283,6 +283,30 @@ def run_case(case: Case, runtime: str, workdir: Path) -> dict:
     return row
 
 
+def _counts(rows: list[dict]) -> str:
+    """``right/refused/WRONG of N`` of some rows."""
+    n = len(rows)
+    c = {k: sum(r["outcome"] == k for r in rows) for k in ("right", "refused", "WRONG")}
+    crash = n - sum(c.values())
+    return (f"{c['right']}/{c['refused']}/{c['WRONG']} of {n}"
+            + (f" ({crash} crashed)" if crash else ""))
+
+
+def _record(rows: list[dict]) -> None:
+    """The run's row on the Benchmarks page (a default run only)."""
+    from benchmarks.record import record
+
+    secs = [r["seconds"] for r in rows if r.get("seconds") is not None]
+    a = [r for r in rows if r["set"] == "a"]
+    b = [r for r in rows if r["set"] == "b"]
+    record("zero-input", {
+        "(a) Jacoubet x 10 scan changes: right/refused/WRONG": _counts(a),
+        "(b) generated, other styles": _counts([r for r in b if not r.get("heldout")]),
+        "(b) generated, held-out styles": _counts([r for r in b if r.get("heldout")]),
+        "reading s, median / max": (f"{np.median(secs):.2f} / {max(secs):.2f}"
+                                    if secs else "-")})
+
+
 def _summary(rows: list[dict], title: str) -> None:
     if not rows:
         return
@@ -352,6 +376,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"same outcome and labelling in both runtimes: {same} of {total}")
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1, default=str))
+    default = (args.set == "all" and args.runtime == "venv" and args.seed_base == 0
+               and args.sizes == "4000,6000,10000" and args.styles == ",".join(STYLES)
+               and not args.only)
+    if default:
+        _record(rows)
     return 0
 
 

@@ -1,13 +1,16 @@
 """Write outputs atomically: to a temporary name beside the target, renamed when complete.
 
 A crash, an error or Ctrl-C never leaves a half-written file under the final name. The
-temporary name keeps the target's suffix, because OpenCV and GDAL pick the format from it.
+temporary name keeps the target's suffix, because OpenCV and GDAL pick the format from it,
+and names the process that made it, so that a run removes only its own temporary files and
+those whose maker is gone (:mod:`core.tempfiles`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import glob
+import itertools
 import os
 import shutil
 from collections.abc import Iterator, Sequence
@@ -16,12 +19,14 @@ from pathlib import Path
 from .errors import InputError
 from .interrupts import deferred
 from .outputs import writable_folder_problem
+from .tempfiles import temporary_name
 
 
 def temporary_path(target: str | os.PathLike) -> Path:
-    """A hidden temporary path in the target's directory with the target's suffix."""
+    """A hidden temporary path in the target's directory with the target's suffix, naming
+    this process and host (:func:`core.tempfiles.temporary_name`)."""
     t = Path(target)
-    return t.with_name(f".{t.stem}.tmp{os.getpid()}{''.join(t.suffixes[-1:])}")
+    return t.with_name(temporary_name(t.stem, "".join(t.suffixes[-1:])))
 
 
 def _leftovers(tmp: Path) -> list[Path]:
@@ -71,6 +76,27 @@ def _make_folders(finals: Sequence[Path]) -> list[Path]:
     return created
 
 
+_marker_numbers = itertools.count()   # two blocks of one process: two markers
+
+
+def _hold_folders(finals: Sequence[Path], created: list[Path]) -> list[Path]:
+    """Put an empty marker file (a temporary name of this process, ``.busy``) in each
+    output folder, so that no other process removes the folder as empty (the clean-up of a
+    run stopped while this one writes in the same place) before this one has written;
+    a folder removed in between is made again. Returns the markers."""
+    markers: list[Path] = []
+    for f in {p.parent: p for p in finals}.values():
+        marker = f.with_name(temporary_name(f.stem, f".{next(_marker_numbers)}.busy"))
+        for _ in range(5):
+            try:
+                marker.touch()
+                break
+            except FileNotFoundError:      # removed since _make_folders: make it again
+                created.extend(_make_folders([f]))
+        markers.append(marker)
+    return markers
+
+
 @contextlib.contextmanager
 def atomic_outputs(targets: Sequence[str | os.PathLike]) -> Iterator[list[Path]]:
     """Yield temporary paths for ``targets``; rename them all only if the block succeeds.
@@ -79,16 +105,20 @@ def atomic_outputs(targets: Sequence[str | os.PathLike]) -> Iterator[list[Path]]
     exception (an error, Ctrl-C, a stop signal turned into an exception by
     :mod:`core.interrupts`) every temporary file and the files libraries wrote beside it
     are removed, folders created for the outputs are removed again when empty, and the
-    targets are left untouched. A folder that cannot be written is an InputError.
+    targets are left untouched. A folder that cannot be written is an InputError. While
+    the block runs, a marker keeps each output folder from being removed as empty by
+    another process's clean-up (two runs writing into one folder).
     """
     finals = [Path(t) for t in targets]
     created = _make_folders(finals)
+    markers = _hold_folders(finals, created)
     temps = [temporary_path(f) for f in finals]
     try:
         yield temps
     except BaseException:
         for tmp in temps:
             _remove(_leftovers(tmp))
+        _remove(markers)
         for d in reversed(created):
             with contextlib.suppress(OSError):
                 d.rmdir()
@@ -99,6 +129,7 @@ def atomic_outputs(targets: Sequence[str | os.PathLike]) -> Iterator[list[Path]]
                 os.replace(tmp, final)
         for tmp in temps:
             _remove(_leftovers(tmp))
+        _remove(markers)
 
 
 @contextlib.contextmanager

@@ -7,6 +7,7 @@ SIGINT, 143 SIGTERM from ``kill`` or ``timeout``, 129 SIGHUP), with no partial o
 
 from __future__ import annotations
 
+import argparse
 import math
 import sys
 from collections.abc import Callable, Iterable, Sequence
@@ -14,7 +15,7 @@ from typing import TypeVar
 
 from tqdm import tqdm
 
-from .errors import InputError, option
+from .errors import InputError, cli_flag, option
 from .interrupts import Interrupted, signal_name, signals_raise
 
 T = TypeVar("T")
@@ -24,19 +25,72 @@ EXIT_SOME_FAILED = 1
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130
 
+#: How the user spelled each option of the command line being run (``{"outdir": "-o"}``),
+#: recorded by :func:`parse_args`, so that errors name the option as it was typed.
+_typed: dict[str, str] = {}
+
+
+def parse_args(parser: argparse.ArgumentParser,
+               argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """``parser.parse_args(argv)``, remembering how each option was spelled (``-o`` or
+    ``--outdir``) for the errors :func:`run_cli` prints."""
+    args = parser.parse_args(argv)
+    _typed.clear()
+    _typed.update(typed_options(parser, sys.argv[1:] if argv is None else argv))
+    return args
+
+
+def typed_options(parser: argparse.ArgumentParser, argv: Sequence[str]) -> dict[str, str]:
+    """``{option name: the flag typed for it}`` for the options in ``argv``; an option's
+    name is its first long flag without the dashes (``outdir`` for ``-o/--outdir``).
+
+    >>> p = argparse.ArgumentParser()
+    >>> _ = p.add_argument("-o", "--outdir")
+    >>> typed_options(p, ["in.jpg", "-o", "out"])
+    {'outdir': '-o'}
+    >>> typed_options(p, ["--outdir=out"])
+    {'outdir': '--outdir'}
+    """
+    flags = parser._option_string_actions          # flag -> action, as argparse matches them
+    found: dict[str, str] = {}
+    for token in argv:
+        if token == "--":
+            break
+        if not token.startswith("-") or token == "-":
+            continue
+        flag = token.split("=", 1)[0]
+        action = flags.get(flag)
+        if action is None and not flag.startswith("--"):
+            action = flags.get(flag[:2])              # -oOUT
+            flag = flag[:2]
+        elif action is None:                          # an abbreviation: --out for --outdir
+            matches = {a for f, a in flags.items() if f.startswith(flag)}
+            action = matches.pop() if len(matches) == 1 else None
+        if action is None:
+            continue
+        longs = [f for f in action.option_strings if f.startswith("--")]
+        name = (longs[0] if longs else action.option_strings[0]).lstrip("-")
+        found.setdefault(name, flag)
+    return found
+
+
+def _as_typed(name: str) -> str:
+    return _typed.get(name, cli_flag(name))
+
 
 def run_cli(main: Callable[[Sequence[str] | None], int | None],
             argv: Sequence[str] | None = None) -> int:
     """Run a command's ``main(argv)`` and turn user errors into one line and an exit code.
 
     SIGINT, SIGTERM and SIGHUP stop the command like Ctrl-C (:mod:`core.interrupts`):
-    temporary files are removed and the exit code is 128 + the signal number.
+    temporary files are removed and the exit code is 128 + the signal number. Options
+    named in an error are spelled as the user typed them (:func:`parse_args`).
     """
     try:
         with signals_raise():
             return main(argv) or EXIT_OK
     except InputError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {exc.render(_as_typed)}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt as exc:
         signum = exc.signum if isinstance(exc, Interrupted) else 2
@@ -104,6 +158,14 @@ def number(name: str, *, minimum: float | None = None, maximum: float | None = N
 
     parse.__name__ = name
     return parse
+
+
+def add_accept_corrupt(parser: argparse.ArgumentParser) -> None:
+    """Add ``--accept-corrupt`` (:mod:`core.corrupt_jpeg`) to a command's parser."""
+    parser.add_argument("--accept-corrupt", action="store_true",
+                        help="use a JPEG sheet whose data is damaged as libjpeg decodes it "
+                             "(garbage where the data is damaged), with a warning, instead "
+                             "of refusing it")
 
 
 def progress(items: Iterable[T], *, total: int | None = None, desc: str = "") -> Iterable[T]:

@@ -7,7 +7,9 @@ Every file is opened header first (:func:`read_header`, Pillow reads the size wi
 decoding a pixel): an image larger than :func:`max_pixels` (default 25000 x 25000 =
 625 Mpx, raised with the environment variable ``GRATICULE_MAX_PIXELS``) or a sheet smaller
 than :data:`MIN_SIDE` px a side is refused before any decoder allocates memory, so a
-1 KB file whose header claims 65000 x 65000 px (an "image bomb") is one error line.
+1 KB file whose header claims 65000 x 65000 px (an "image bomb") is one error line. A JPEG
+whose data is corrupt (libjpeg warns while decoding it) is refused too, unless accepted
+(:mod:`core.corrupt_jpeg`).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from .corrupt_jpeg import check_decoded, libjpeg_warnings
 from .errors import InputError
 from .png_gray import read_gray_png
 
@@ -122,6 +125,26 @@ def _check_jpeg_complete(p: Path) -> None:
         raise InputError(f"{p} is a truncated JPEG (no end marker); copy or download it again")
 
 
+def _imread(p: Path, flags: int) -> np.ndarray | None:
+    """``cv2.imread``; a JPEG whose data libjpeg finds corrupt is refused (InputError)
+    unless accepted (:mod:`core.corrupt_jpeg`)."""
+    if p.suffix.lower() not in _JPEG_SUFFIXES:
+        return cv2.imread(str(p), flags)
+    with libjpeg_warnings() as warnings:
+        img = cv2.imread(str(p), flags)
+    check_decoded(p, warnings)
+    return img
+
+
+def check_jpeg_data(path: str | os.PathLike) -> None:
+    """Decode a JPEG at 1/8 of its size (fast: no inverse DCT beyond the DC terms) only to
+    refuse it when its data is corrupt (:mod:`core.corrupt_jpeg`), for commands that do not
+    decode the sheet themselves. Other formats are not read."""
+    p = Path(path)
+    if p.suffix.lower() in _JPEG_SUFFIXES:
+        read_image(p, reduce=8, gray=True)
+
+
 def read_image(source: ImageLike, *, reduce: int = 1, gray: bool = False) -> np.ndarray:
     """Read an image file (or validate an array) as RGB or grey uint8.
 
@@ -148,7 +171,7 @@ def read_image(source: ImageLike, *, reduce: int = 1, gray: bool = False) -> np.
     _check_jpeg_complete(p)
     read_header(p)
     flags = (_REDUCED_GRAY if gray else _REDUCED_COLOR)[reduce] | cv2.IMREAD_IGNORE_ORIENTATION
-    img = cv2.imread(str(p), flags)
+    img = _imread(p, flags)
     if img is None or img.size == 0:
         raise InputError(f"{p} is not a readable image; give a JPEG, PNG or TIFF file")
     if not gray:
@@ -220,7 +243,7 @@ def _decode_bgr(source: str | os.PathLike) -> np.ndarray:
     p = check_readable_file(source)
     _check_jpeg_complete(p)
     read_header(p)
-    img = cv2.imread(str(p), cv2.IMREAD_COLOR | cv2.IMREAD_IGNORE_ORIENTATION)
+    img = _imread(p, cv2.IMREAD_COLOR | cv2.IMREAD_IGNORE_ORIENTATION)
     if img is None or img.size == 0:
         raise InputError(f"{p} is not a readable image; give a JPEG, PNG or TIFF file")
     return img
@@ -263,7 +286,7 @@ def read_mask(source: ImageLike, shape: tuple[int, int] | None = None, *,
         # the same mask as below, several times faster (None: a file it leaves to OpenCV)
         m = read_gray_png(p, threshold=MASK_THRESHOLD)
         if m is None:
-            m = cv2.imread(str(p), cv2.IMREAD_UNCHANGED | cv2.IMREAD_IGNORE_ORIENTATION)
+            m = _imread(p, cv2.IMREAD_UNCHANGED | cv2.IMREAD_IGNORE_ORIENTATION)
         if m is None:
             raise InputError(f"{p} is not a readable image; give a 0/255 PNG {what}")
         name = f"{what} {p}"

@@ -9,11 +9,15 @@ the program unwinds are ignored so the clean-up itself is never cut short. Insid
 
 Exit status of an interrupted command: 128 + the signal number (130 SIGINT, 143 SIGTERM,
 129 SIGHUP), as shells report a process killed by that signal.
+
+A Dask worker runs a sheet in a thread that no signal reaches; :func:`stop_thread` raises
+:class:`Stopped` in it instead, so that its clean-up runs as it would after a Ctrl-C.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import signal
 import threading
 from collections.abc import Iterator
@@ -33,6 +37,14 @@ class Interrupted(KeyboardInterrupt):
     @property
     def exit_code(self) -> int:
         return 128 + self.signum
+
+
+class Stopped(Interrupted):
+    """Raised by :func:`stop_thread` in a thread running work that must stop (a worker
+    process closing, or told to stop by SIGTERM); as a stop signal, SIGTERM by default."""
+
+    def __init__(self, signum: int = signal.SIGTERM) -> None:
+        super().__init__(signum)
 
 
 def signal_name(signum: int) -> str:
@@ -106,3 +118,22 @@ def deferred() -> Iterator[None]:
             signum, _pending = _pending, None
             _received = signum
             raise Interrupted(signum)
+
+
+def stop_thread(ident: int, signum: int = signal.SIGTERM) -> bool:
+    """Stop the Python thread ``ident`` as a stop signal stops the main thread.
+
+    :class:`Stopped` is raised in that thread at its next Python instruction (a long C
+    call, an OpenCV filter or a GDAL write, finishes first; GDAL writes that poll
+    :func:`pending` stop at their next progress step), unless the thread is inside
+    :func:`deferred`, which raises it when its block ends. Returns False when no such
+    thread exists.
+    """
+    global _pending
+    if _pending is None and _received is None:
+        _pending = signum           # seen by GDAL's progress callbacks and by deferred()
+    if _deferring:
+        return True
+    done = ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident),
+                                                      ctypes.py_object(Stopped))
+    return done == 1

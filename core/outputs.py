@@ -10,13 +10,17 @@
   (permissions, read-only file system).
 
 It creates nothing: folders are made by :func:`core.atomic.atomic_outputs` when the
-results are written, and removed again if the writing fails.
+results are written, and removed again if the writing fails. When the writing itself fails
+(a disk that fills up, a file system that refuses writes), :func:`write_errors` turns the
+writer's failure (GDAL's and OGR's RuntimeError, an OSError, a PNG encoder's refusal) into
+the same kind of one-line error.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 from .errors import InputError, option
@@ -135,3 +139,47 @@ def check_outputs(files: Outputs = (), *, folders: Outputs = (),
         if problem:
             raise InputError(f"cannot write {label}: {problem}; choose another place",
                              field=name, value=str(path))
+
+
+_FULL_WORDS = ("no space left", "disk is full", "disk full", "free disk space")
+
+
+def _full(folder: Path) -> bool:
+    try:
+        st = os.statvfs(folder)
+    except (OSError, AttributeError):
+        return False
+    return st.f_bavail * st.f_frsize < 1 << 20
+
+
+def cannot_write(target: PathLike, reason: str | None = None) -> InputError:
+    """The error for an output that could not be written: its path, why (``reason``, else
+    what the file system says: full or read-only) and what to do."""
+    target = Path(target)
+    folder = target.parent
+    why = " ".join(str(reason or "").split())
+    if any(w in why.lower() for w in _FULL_WORDS):
+        why = "no space left on the device"
+    elif not why or "write error" in why.lower():
+        why = ("no space left on the device" if _full(folder)
+               else "the file system is read-only" if _read_only(folder)
+               else why or "the file system refused it")
+    elif len(why) > 160:             # an SQL statement or a GDAL call: its end says why
+        why = "... " + why[-150:]
+    return InputError(f"cannot write {target}: {why}; free some space or choose another "
+                      "place", value=str(target))
+
+
+@contextlib.contextmanager
+def write_errors(target: PathLike) -> Iterator[None]:
+    """Turn a writer's failure inside the block into :func:`cannot_write` for ``target``:
+    GDAL's and OGR's RuntimeError and OSError (an InputError passes unchanged). Put it
+    around :func:`core.atomic.atomic_outputs`, so the temporary files go first."""
+    try:
+        yield
+    except InputError:
+        raise
+    except OSError as exc:
+        raise cannot_write(target, exc.strerror or str(exc)) from None
+    except RuntimeError as exc:
+        raise cannot_write(target, str(exc)) from None

@@ -166,7 +166,8 @@ def vectorize_blocks(req: BlocksRequest, progress: Progress | None) -> BlocksOut
                         settings=BlockSettings.for_level(req.level),
                         progress=sub_progress(progress, 0.0, 0.8))
     write_outputs(seg, req.level, req.png, req.gpkg, source=req.sheet.name, georef=georef,
-                  tolerance=req.tolerance, progress=sub_progress(progress, 0.8, 1.0))
+                  tolerance=req.tolerance, progress=sub_progress(progress, 0.8, 1.0),
+                  source_mtime=req.sheet.stat().st_mtime)
     counts = {"blocks": int(seg.n_blocks)}
     if req.level == "shapes":
         counts["shapes"] = int(seg.n_shapes)

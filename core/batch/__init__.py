@@ -4,8 +4,11 @@
 failures; with :class:`BatchOptions` it spreads the sheets over the processes of a local
 Dask cluster (``--workers N``) or of an existing one (``--scheduler tcp://HOST:PORT``),
 skips the sheets whose outputs are complete and newer than their inputs, and writes the
-collection summary (``summary.csv``, ``summary.html`` and thumbnails). See
-docs/whole-atlases.md.
+collection summary (``summary.csv``, ``summary.html`` and thumbnails). Without either, the
+faster of one process and a local cluster is chosen (:mod:`.plan`). A run survives faults
+under it: killed workers, stop signals to the process group, a lost cluster
+(:mod:`.cluster`, :mod:`.execute`, :mod:`.stopping`). See docs/whole-atlases.md and
+docs/atlas-runs.md.
 """
 
 from .options import BatchOptions, add_batch_options, batch_options

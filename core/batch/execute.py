@@ -2,6 +2,11 @@
 local cluster (``--workers N``: N processes, one thread each) or on an existing cluster
 (``--scheduler``). Either way the outcomes come back as the sheets finish.
 
+A run on a cluster ends within a bounded time when the cluster fails under it: a lost
+scheduler at once, a cluster with no worker left after :data:`NO_WORKER_TIMEOUT_S`; both
+raise :class:`ClusterLostError` (one ``error:`` line, exit 2) after the
+outcomes of the sheets that finished.
+
 The work function travels to the workers by reference (module and name), so it must be a
 module-level function or a ``functools.partial`` of one; :func:`importable` turns the
 functions of a command run as ``python -m core.x`` (module ``__main__``) into the same
@@ -13,23 +18,31 @@ from __future__ import annotations
 import contextlib
 import functools
 import importlib
-import logging
+import os
 import sys
+import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import CancelledError
 from pathlib import Path
 
 from ..errors import InputError
-from .options import BatchOptions
 from .sheet import Outcome, run_sheet
 
-#: One sheet to run: (its position in the batch, the item, its name, its thumbnail path).
-Job = tuple[int, object, str, Path | None]
+#: One sheet to run: (its position in the batch, the item, its name, its thumbnail path,
+#: the folders whose stale temporary files the worker removes first).
+Job = tuple[int, object, str, Path | None, tuple[Path, ...]]
 Runner = Callable[[Callable[[object], object], Sequence[Job]], Iterator[tuple[int, Outcome]]]
 
-CONNECT_TIMEOUT_S = 15      # reaching an existing scheduler
-WORKERS_TIMEOUT_S = 30      # waiting for a worker to join it
-START_TIMEOUT_S = 120       # starting a local cluster
+#: Seconds a cluster may have no worker before the run ends (environment variable
+#: ``GRATICULE_NO_WORKER_TIMEOUT`` overrides it).
+NO_WORKER_TIMEOUT_S = 30.0
+POLL_S = 1.0                # how often a run on a cluster checks the cluster is still there
+
+
+class ClusterLostError(InputError):
+    """The cluster can no longer run the sheets: its scheduler is gone, or it has had no
+    worker for :func:`no_worker_timeout` seconds."""
 
 
 def importable(work: Callable) -> Callable:
@@ -46,90 +59,107 @@ def importable(work: Callable) -> Callable:
 
 def _in_process(work: Callable[[object], object],
                 jobs: Sequence[Job]) -> Iterator[tuple[int, Outcome]]:
-    for k, item, name, thumb in jobs:
-        yield k, run_sheet(work, item, name, thumb)
+    for k, item, name, thumb, clean in jobs:
+        yield k, run_sheet(work, item, name, thumb, clean)
 
 
-def _on_cluster(client, work: Callable[[object], object],
+def no_worker_timeout() -> float:
+    """Seconds a cluster may have no worker before the run ends (see
+    :data:`NO_WORKER_TIMEOUT_S`)."""
+    text = os.environ.get("GRATICULE_NO_WORKER_TIMEOUT", "")
+    try:
+        return max(1.0, float(text)) if text else NO_WORKER_TIMEOUT_S
+    except ValueError:
+        raise InputError(f"GRATICULE_NO_WORKER_TIMEOUT={text!r} is not a number of "
+                         "seconds") from None
+
+
+def _on_cluster(client, where: str, work: Callable[[object], object],
                 jobs: Sequence[Job]) -> Iterator[tuple[int, Outcome]]:
-    from distributed import as_completed
-    from distributed.scheduler import KilledWorker
+    from distributed import wait
 
     work = importable(work)
     run = uuid.uuid4().hex[:8]
-    futures = {client.submit(run_sheet, work, item, name, thumb, key=f"sheet-{run}-{k}",
-                             pure=False): (k, name) for k, item, name, thumb in jobs}
-    for future in as_completed(futures):
-        k, name = futures.pop(future)
+    futures = {client.submit(run_sheet, work, item, name, thumb, clean,
+                             key=f"sheet-{run}-{k}", pure=False): (k, name)
+               for k, item, name, thumb, clean in jobs}
+    pending = set(futures)
+    limit, idle_since = no_worker_timeout(), None
+    lost = ClusterLostError(f"lost the Dask scheduler at {where} (it stopped answering)")
+    while pending:
         try:
-            yield k, future.result()
-        except KilledWorker:
-            yield k, Outcome(name, "failed", error="the worker process running it died "
-                                                   "(out of memory?); give fewer --workers")
-        except (ImportError, RuntimeError) as exc:
-            # run_sheet returns the sheets' own failures: these come from Dask itself, most
-            # often a scheduler or worker that cannot unpickle the task (no project there)
-            first = " ".join(str(exc).split()).split(". ")[0] or type(exc).__name__
-            raise InputError(f"the Dask cluster cannot run the sheets ({first}); install this "
-                             "project on the scheduler and every worker (or put it on their "
-                             "PYTHONPATH)") from None
+            done = wait(pending, timeout=POLL_S, return_when="FIRST_COMPLETED").done
+        except TimeoutError:
+            done = set()
+        except OSError:             # the connection to the scheduler broke
+            raise lost from None
+        except CancelledError:      # futures cancelled: most often the scheduler is gone
+            done = {f for f in pending if f.status in ("cancelled", "lost")}
+        for future in done:
+            pending.discard(future)
+            k, name = futures.pop(future)
+            try:
+                outcome = _outcome(client, future, name)
+            except OSError:         # its result could not be fetched: the scheduler is gone
+                raise lost from None
+            if outcome is None:
+                raise lost
+            yield k, outcome
+        if client.status not in ("running", "newly-created"):
+            raise lost
+        if len(client.scheduler_info().get("workers", {})):
+            idle_since = None
+        elif idle_since is None:
+            idle_since = time.monotonic()
+        elif time.monotonic() - idle_since > limit:
+            raise ClusterLostError(f"the Dask cluster at {where} has had no worker for "
+                              f"{limit:.0f} s; start workers with `dask worker {where}`")
+
+
+def _outcome(client, future, name: str) -> Outcome | None:
+    """The outcome of a finished future; None when it was cancelled because the scheduler
+    went away (OSError when its result cannot be fetched for that reason)."""
+    from distributed.scheduler import KilledWorker
+
+    if future.status in ("cancelled", "lost"):
+        if client.status not in ("running", "newly-created"):
+            return None
+        return Outcome(name, "failed", error="the Dask cluster dropped it (cancelled); run "
+                                             "the command again")
+    try:
+        return future.result()
+    except KilledWorker:
+        return Outcome(name, "failed", error="the worker process running it died "
+                                             "(out of memory?); give fewer --workers")
+    except (ImportError, RuntimeError) as exc:
+        # run_sheet returns the sheets' own failures: these come from Dask itself, most
+        # often a scheduler or worker that cannot unpickle the task (no project there)
+        first = " ".join(str(exc).split()).split(". ")[0] or type(exc).__name__
+        raise InputError(f"the Dask cluster cannot run the sheets ({first}); install this "
+                         "project on the scheduler and every worker (or put it on their "
+                         "PYTHONPATH)") from None
 
 
 @contextlib.contextmanager
-def sheet_runner(options: BatchOptions, n_jobs: int) -> Iterator[Runner]:
+def sheet_runner(workers: int, scheduler: str | None = None,
+                 show_logs: bool = False) -> Iterator[Runner]:
     """A function running jobs and yielding ``(position, Outcome)`` as they finish.
 
-    In this process when there is nothing to do, or no scheduler is given and at most one
-    worker would be busy; else on a Dask cluster that is closed when the block ends,
-    however it ends (an error, Ctrl-C, a stop signal). Local workers are fresh
-    interpreters (Dask's default start method, spawn): forking this process instead would
-    start them faster but can hang them when it has used OpenCV's thread pool.
+    In this process when ``workers`` is 1 and no ``scheduler`` is given; else on a Dask
+    cluster (a local one of ``workers`` processes, or the one at ``scheduler``) that is
+    closed when the block ends, however it ends (an error, Ctrl-C, a stop signal). Local
+    workers are fresh interpreters (Dask's default start method, spawn): forking this
+    process instead would start them faster but can hang them when it has used OpenCV's
+    thread pool.
     """
-    if n_jobs == 0 or (options.scheduler is None and min(options.workers, n_jobs) <= 1):
+    if scheduler is None and workers <= 1:
         yield _in_process
         return
-    with _dask_client(options, n_jobs) as client:
-        yield functools.partial(_on_cluster, client)
+    from .cluster import existing_cluster, local_cluster
 
-
-@contextlib.contextmanager
-def _dask_client(options: BatchOptions, n_jobs: int) -> Iterator[object]:
-    from distributed import Client, LocalCluster
-
-    log = logging.getLogger("distributed")
-    level = log.level
-    log.setLevel(logging.ERROR)     # no start-up and shut-down chatter on stderr
-    cluster = None
-    try:
-        if options.scheduler is not None:
-            client = _connect(Client, options.scheduler)
-        else:
-            cluster = LocalCluster(n_workers=min(options.workers, n_jobs),
-                                   threads_per_worker=1, processes=True,
-                                   dashboard_address=None, silence_logs=logging.ERROR,
-                                   timeout=START_TIMEOUT_S)
-            client = Client(cluster)
-        try:
-            yield client
-        finally:
-            client.close()
-    finally:
-        if cluster is not None:
-            cluster.close()
-        log.setLevel(level)
-
-
-def _connect(client_class, address: str):
-    try:
-        client = client_class(address, timeout=CONNECT_TIMEOUT_S)
-    except (OSError, TimeoutError, ValueError) as exc:
-        raise InputError(f"cannot reach the Dask scheduler at {address} ({exc}); start it "
-                         "with `dask scheduler` or correct --scheduler / "
-                         "$DASK_SCHEDULER_ADDRESS", field="scheduler", value=address) from None
-    try:
-        client.wait_for_workers(1, timeout=WORKERS_TIMEOUT_S)
-    except (OSError, TimeoutError):
-        client.close()
-        raise InputError(f"the Dask scheduler at {address} has no worker; start some with "
-                         f"`dask worker {address}`", field="scheduler", value=address) from None
-    return client
+    if scheduler is not None:
+        with existing_cluster(scheduler, show_logs) as client:
+            yield functools.partial(_on_cluster, client, scheduler)
+    else:
+        with local_cluster(workers, show_logs) as client:
+            yield functools.partial(_on_cluster, client, "the local cluster")

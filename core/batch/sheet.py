@@ -10,7 +10,7 @@ import os
 import resource
 import socket
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,6 +19,9 @@ import cv2
 from ..atomic import atomic_output
 from ..errors import InputError
 from ..imageio import read_image
+from ..interrupts import Stopped, signal_name
+from ..tempfiles import remove_stale
+from .stopping import running_sheet
 
 #: Failures of one sheet that a batch reports and goes on past (others are bugs: raised).
 SHEET_FAILURES = (InputError, OSError, ValueError, RuntimeError, MemoryError)
@@ -53,16 +56,18 @@ class SheetReport:
 class Outcome:
     """The result of one sheet of a batch.
 
-    ``status`` is "ok", "failed" (``error`` says why) or "skipped" (outputs already
-    complete); ``seconds`` is the wall time of the work and ``cpu_seconds`` the CPU time
-    of its process meanwhile (all threads; far below ``seconds`` when the machine is
-    shared); ``worker`` names the process that ran it (``host:pid``) and ``peak_mb`` its
-    peak resident memory so far, MB.
+    ``status`` is "ok", "failed" (``error`` says why), "skipped" (outputs already
+    complete) or "stopped" (the run, or its worker, stopped before the sheet finished);
+    ``seconds`` (None when not known) is the wall time of the work and ``cpu_seconds``
+    the CPU time of its process meanwhile (all threads; far below ``seconds`` when the
+    machine is shared);
+    ``worker`` names the process that ran it (``host:pid``) and ``peak_mb`` its peak
+    resident memory so far, MB.
     """
 
     name: str
     status: str
-    seconds: float = 0.0
+    seconds: float | None = None
     report: SheetReport = field(default_factory=SheetReport)
     error: str = ""
     worker: str = ""
@@ -76,25 +81,32 @@ def failure_message(exc: BaseException) -> str:
 
 
 def run_sheet(work: Callable[[object], object], item: object, name: str,
-              thumbnail: Path | None = None) -> Outcome:
+              thumbnail: Path | None = None, clean: Sequence[Path] = ()) -> Outcome:
     """Run ``work(item)`` and return its :class:`Outcome` (failures included).
 
     ``thumbnail``: where to write a small JPEG of the sheet (``item`` is then its path),
-    even when the work failed; a sheet that cannot be read gets none.
+    even when the work failed; a sheet that cannot be read gets none. ``clean``: folders
+    whose stale temporary files (:mod:`core.tempfiles`: left by a process of this host
+    that was killed) are removed first. A worker told to stop (:mod:`.stopping`) ends the
+    sheet with status "stopped".
     """
+    remove_stale(clean)
     start, cpu = time.perf_counter(), time.process_time()
-    report, error = SheetReport(), ""
+    report, error, status = SheetReport(), "", "ok"
     try:
-        result = work(item)
+        with running_sheet():
+            result = work(item)
         if isinstance(result, SheetReport):
             report = result
     except SHEET_FAILURES as exc:
-        error = failure_message(exc)
+        error, status = failure_message(exc), "failed"
+    except Stopped as exc:
+        error, status = f"stopped by {signal_name(exc.signum)} before it finished", "stopped"
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
-    if thumbnail is not None:
+    if thumbnail is not None and status != "stopped":
         write_thumbnail(Path(item), thumbnail)
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    return Outcome(name=name, status="failed" if error else "ok", seconds=seconds,
+    return Outcome(name=name, status=status, seconds=seconds,
                    report=report, error=error, worker=f"{socket.gethostname()}:{os.getpid()}",
                    peak_mb=round(peak_mb, 1), cpu_seconds=cpu)
 

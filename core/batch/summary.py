@@ -2,7 +2,9 @@
 ``summary.html`` (the same with a thumbnail of each sheet, small JPEGs in
 ``summary-thumbs/`` beside it). Both are written atomically at the end of the run.
 
-A sheet skipped because it was already done keeps the figures of its last summary row.
+A sheet skipped because it was already done keeps the figures of its last summary row
+(seconds, CPU seconds, worker and peak memory included); a run stopped by a signal or a
+lost cluster writes the summary too, the sheets it did not finish as "stopped".
 """
 
 from __future__ import annotations
@@ -25,6 +27,11 @@ COLUMNS = ("sheet", "status", "seconds", "cpu_seconds", "intersections", "rmse_p
 _WARNING_SEPARATOR = " | "
 
 
+def thumbs_folder(folder: Path) -> Path:
+    """The folder of the thumbnails of a summary in ``folder``."""
+    return folder / THUMBS_DIR
+
+
 def thumbnail_path(folder: Path, name: str) -> Path:
     """Where the thumbnail of sheet ``name`` (its file name) goes in ``folder``."""
     return folder / THUMBS_DIR / f"{Path(name).stem}.jpg"
@@ -41,7 +48,8 @@ def read_previous(folder: Path) -> dict[str, dict[str, str]]:
 
 
 def carried_over(outcome: Outcome, row: dict[str, str] | None) -> Outcome:
-    """A skipped sheet's outcome with the figures of its previous summary row."""
+    """A skipped sheet's outcome with the figures of its previous summary row: what was
+    found, and how long it took, on which worker, with how much memory."""
     if not row:
         return outcome
 
@@ -54,13 +62,16 @@ def carried_over(outcome: Outcome, row: dict[str, str] | None) -> Outcome:
     warnings = tuple(w for w in (row.get("warnings") or "").split(_WARNING_SEPARATOR) if w)
     return replace(outcome, report=SheetReport(intersections=num("intersections", int),
                                                rmse_px=num("rmse_px", float),
-                                               warnings=warnings))
+                                               warnings=warnings),
+                   seconds=num("seconds", float), cpu_seconds=num("cpu_seconds", float),
+                   worker=row.get("worker") or "", peak_mb=num("peak_mb", float))
 
 
 def _row(o: Outcome, folder: Path) -> dict[str, str]:
     r = o.report
     thumb = thumbnail_path(folder, o.name)
-    return {"sheet": o.name, "status": o.status, "seconds": f"{o.seconds:.2f}",
+    return {"sheet": o.name, "status": o.status,
+            "seconds": "" if o.seconds is None else f"{o.seconds:.2f}",
             "cpu_seconds": "" if o.cpu_seconds is None else f"{o.cpu_seconds:.2f}",
             "intersections": "" if r.intersections is None else str(r.intersections),
             "rmse_px": "" if r.rmse_px is None else f"{r.rmse_px:.3f}",
@@ -85,17 +96,21 @@ def write_summary(folder: Path, outcomes: Sequence[Outcome], title: str) -> list
 _STYLE = ("body{font-family:sans-serif;margin:1.5em}table{border-collapse:collapse}"
           "td,th{border:1px solid #ccc;padding:4px 8px;vertical-align:top;text-align:left}"
           ".ok{color:#080}.failed{color:#b00;font-weight:bold}.skipped{color:#666}"
+          ".stopped{color:#a60}"
           "img{max-width:240px}")
 
 
 def _html(rows: Sequence[dict[str, str]], title: str) -> str:
-    counts = {s: sum(r["status"] == s for r in rows) for s in ("ok", "skipped", "failed")}
+    counts = {s: sum(r["status"] == s for r in rows)
+              for s in ("ok", "skipped", "failed", "stopped")}
     e = html.escape
     lines = ["<!DOCTYPE html>", '<html><head><meta charset="utf-8">',
              f"<title>{e(title)}</title><style>{_STYLE}</style></head><body>",
              f"<h1>{e(title)}</h1>",
              f"<p>{len(rows)} sheets: {counts['ok']} done, {counts['skipped']} already done "
-             f"(skipped), {counts['failed']} failed.</p>",
+             f"(skipped), {counts['failed']} failed"
+             + (f", {counts['stopped']} not finished (the run was stopped)"
+                if counts["stopped"] else "") + ".</p>",
              "<table><tr><th>sheet</th><th>status</th><th>seconds</th><th>intersections</th>"
              "<th>RMSE px</th><th>warnings or error</th><th>thumbnail</th></tr>"]
     for r in rows:

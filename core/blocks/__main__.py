@@ -23,7 +23,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..batch import SheetReport, add_batch_options, batch_options, run_batch
-from ..cli import number, run_cli
+from ..cli import add_accept_corrupt, number, parse_args, run_cli
+from ..corrupt_jpeg import accepting_corrupt_jpeg
 from ..errors import InputError
 from ..imageio import check_readable_file
 from ..mapseg_names import OUTPUT_PRED, list_inputs, mask_for_input, sheet_id, sheet_mask
@@ -74,6 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--line-shapes", action="store_true",
                     help="shapes level: closed shapes from the classical line network "
                          "instead of the learned edge network (models/edge_net.onnx)")
+    add_accept_corrupt(ap)
     add_batch_options(ap)
     return ap
 
@@ -95,11 +97,12 @@ def _process(image: Path, png: Path | None, gpkg: Path | None, mask: Path | None
                   inputs=[image, mask, georef.points_file if georef else None])
     settings = BlockSettings.for_level(level, scale=args.scale, block_net=not args.lines,
                                        edge_net=not (args.lines or args.line_shapes))
-    seg = segment_sheet(image, mask, level=level, settings=settings)
+    with accepting_corrupt_jpeg(args.accept_corrupt) as damaged:
+        seg = segment_sheet(image, mask, level=level, settings=settings)
     polygons = write_outputs(seg, level, png, gpkg, source=image.name, georef=georef,
-                             tolerance=args.tolerance)
+                             tolerance=args.tolerance, source_mtime=image.stat().st_mtime)
     found = {"blocks": seg.n_blocks} | ({"shapes": seg.n_shapes} if level == "shapes" else {})
-    warnings = sheet_warnings(seg)
+    warnings = [*damaged, *sheet_warnings(seg)]
     lines = [f"{image.name}: {count_phrase(found)} found"]
     if png is not None:
         lines.append(f"  {png}: the {count_phrase({level: found[level]})} as a 0/255 PNG "
@@ -122,7 +125,7 @@ def _placement(georef: Georeference | None, where: str | None) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command; returns the exit code (0 ok, 1 some sheets failed, 2 bad input)."""
-    args = build_parser().parse_args(argv)
+    args = parse_args(build_parser(), argv)
     if args.georef is not None and args.gpkg is None:
         raise InputError("--georef only affects the GeoPackage; add --gpkg")
     if args.input.is_dir():
@@ -155,7 +158,7 @@ def _directory(args: argparse.Namespace) -> int:
         raise InputError(f"{args.georef} is not a directory; in directory mode --georef "
                          "names a directory of core.georef outputs")
 
-    options = batch_options(args)
+    options = batch_options(args, work=args.level)
     return run_batch(inputs, functools.partial(_directory_sheet, gpkg_dir=gpkg_dir, args=args),
                      name=lambda p: p.name, desc=f"{args.level}", options=options,
                      outputs=lambda p: _sheet_outputs(p, gpkg_dir, args),

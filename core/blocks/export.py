@@ -11,6 +11,7 @@ import numpy as np
 
 from ..atomic import atomic_outputs
 from ..errors import InputError
+from ..outputs import cannot_write, write_errors
 from ..progress import ProgressCallback, report
 from .georeference import Georeference
 from .gpkg import LayerData, write_gpkg
@@ -57,8 +58,13 @@ def layers_for(seg: Segmentation, level: str, georef: Georeference | None = None
 def write_outputs(seg: Segmentation, level: str, png: str | os.PathLike | None,
                   gpkg: str | os.PathLike | None = None, *, source: str = "",
                   georef: Georeference | None = None, tolerance: float = 1.5,
-                  progress: ProgressCallback | None = None) -> dict[str, int]:
+                  progress: ProgressCallback | None = None,
+                  source_mtime: float | None = None) -> dict[str, int]:
     """Write the PNG of ``level`` and/or the GeoPackage; all files appear or none.
+
+    ``source_mtime``: the sheet's modification time (seconds since 1970), the date the
+    GeoPackage records (:func:`.gpkg.gpkg_timestamp`). A write that fails (a full disk) is
+    an InputError naming the file.
 
     Returns
     -------
@@ -75,15 +81,16 @@ def write_outputs(seg: Segmentation, level: str, png: str | os.PathLike | None,
         if png is not None:
             report(progress, 0.0, "PNG")
             if not cv2.imwrite(str(tmp[str(Path(png))]), level_png(seg, level)):
-                raise InputError(f"cannot write {png}; check the directory is writable")
+                raise cannot_write(png)
         if gpkg is not None:
             report(progress, 0.2, "polygons")
             layers = layers_for(seg, level, georef, tolerance)
             written = {layer.name: sum(g is not None for g in layer.geoms) for layer in layers}
             report(progress, 0.8, "GeoPackage")
-            write_gpkg(tmp[str(Path(gpkg))], layers, source,
-                       crs_wkt=georef.crs_wkt if georef else None,
-                       geographic=bool(georef and georef.geographic),
-                       unit=georef.unit if georef else "px")
+            with write_errors(gpkg):
+                write_gpkg(tmp[str(Path(gpkg))], layers, source,
+                           crs_wkt=georef.crs_wkt if georef else None,
+                           geographic=bool(georef and georef.geographic),
+                           unit=georef.unit if georef else "px", source_mtime=source_mtime)
     report(progress, 1.0, "written")
     return written

@@ -23,6 +23,7 @@ import numpy as np
 from ..errors import InputError
 from ..formats.qgis_points import read_points_file
 from ..mapseg_names import sheet_id
+from ..units import linear_unit_name
 
 
 @dataclass
@@ -34,7 +35,8 @@ class Georeference:
         crs_wkt: WKT of the map CRS.
         kind: transform kind (affine, helmert, projective, poly2, poly3, tps).
         geographic: True when the CRS is in degrees (areas are then geodesic).
-        unit: linear unit name of the CRS ("metre", "degree", ...).
+        unit: linear unit name of the CRS ("metre", "degree", "toise" ...:
+            :func:`core.units.linear_unit_name`).
         points_file: the .points file used.
     """
 
@@ -138,7 +140,7 @@ def load_georeference(target: str | os.PathLike, stem: str | None = None) -> Geo
                              "with an affine transform")
         kind = "affine"
         forward = _affine_fit(gcps.pixel_xy, gcps.map_xy)
-    unit = crs.axis_info[0].unit_name if crs.axis_info else "unknown"
+    unit = linear_unit_name(crs)
     return Georeference(forward, crs.to_wkt(), kind, bool(crs.is_geographic), unit, points_file)
 
 
@@ -165,7 +167,7 @@ def raster_georeference(sheet: str | os.PathLike) -> Georeference | None:
         return np.column_stack([a[0] + a[1] * xy[:, 0] + a[2] * xy[:, 1],
                                 a[3] + a[4] * xy[:, 0] + a[5] * xy[:, 1]])
 
-    unit = crs.axis_info[0].unit_name if crs.axis_info else "unknown"
+    unit = linear_unit_name(crs)
     return Georeference(forward, crs.to_wkt(), "affine", bool(crs.is_geographic), unit,
                         Path(sheet))
 

@@ -14,7 +14,8 @@ from pathlib import Path
 
 from ..batch import SheetReport, add_batch_options, batch_options, run_batch
 from ..batch.resume import is_complete
-from ..cli import EXIT_OK, number, run_cli
+from ..cli import EXIT_OK, add_accept_corrupt, number, parse_args, run_cli
+from ..corrupt_jpeg import accepting_corrupt_jpeg
 from ..errors import InputError
 from ..mapseg_names import list_inputs, mask_for_input
 from ..memory import reuse_freed_memory
@@ -89,6 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "<stem>.allmaps.json, an Allmaps Georeference Annotation")
     p.add_argument("--iiif-version", type=int, choices=(2, 3), default=2,
                    help="IIIF Image API version of that service (default 2)")
+    add_accept_corrupt(p)
     add_batch_options(p)
     return p
 
@@ -96,20 +98,23 @@ def build_parser() -> argparse.ArgumentParser:
 def _run_one(input_path: Path, args: argparse.Namespace, outdir: Path | None) -> SheetReport:
     reuse_freed_memory()   # this process (or Dask worker) only runs commands
     mask = False if args.no_mask else (args.mask or "auto")
-    result = georeference(
-        input_path, args.crs, grid_crs=args.grid_crs, spacing=args.spacing,
-        anchors=args.anchor, gcps=False if args.no_gcps else args.gcps,
-        gcps_only=args.gcps_only,
-        transform=args.transform, outdir=outdir, mask=mask, resampling=args.resampling,
-        threshold_px=args.threshold, outliers=args.outliers, overviews=args.overviews,
-        cog=args.cog, iiif=args.iiif, iiif_version=args.iiif_version,
-        debug=args.debug)
+    with accepting_corrupt_jpeg(args.accept_corrupt) as damaged:
+        result = georeference(
+            input_path, args.crs, grid_crs=args.grid_crs, spacing=args.spacing,
+            anchors=args.anchor, gcps=False if args.no_gcps else args.gcps,
+            gcps_only=args.gcps_only,
+            transform=args.transform, outdir=outdir, mask=mask, resampling=args.resampling,
+            threshold_px=args.threshold, outliers=args.outliers, overviews=args.overviews,
+            cog=args.cog, iiif=args.iiif, iiif_version=args.iiif_version,
+            debug=args.debug)
+    warnings = [*damaged, *result.warnings]
     unit = result.report["crs"]["unit"]
     n, used = len(result.inliers), int(result.inliers.sum())
     accuracy = (f"RMSE {result.rmse_px:.2f} px = {result.rmse_map:.3f} {unit}"
                 if result.report["summary"]["redundancy"] > 0 else
                 "no redundancy, accuracy unknown (see the warning)")
     lines = [f"{input_path.name}: {result.transform.kind}, {used} of {n} GCPs used, {accuracy}"]
+<<<<<<< HEAD
     sheet = result.report["sheet"]
     scale = (f", 1:{sheet['scale_if_300_dpi']:,} if scanned at 300 dpi"
              if sheet["scale_if_300_dpi"] else "")
@@ -124,9 +129,12 @@ def _run_one(input_path: Path, args: argparse.Namespace, outdir: Path | None) ->
               f"{lab.certainty['threshold']:g}), runner-up "
             + "; ".join(f"{name} {fams[name]['runner_up']}" for name in ("columns", "rows")))
     lines += [f"  warning: {w}" for w in result.warnings]
+=======
+    lines += [f"  warning: {w}" for w in warnings]
+>>>>>>> main
     lines += [f"  {path}" for path in result.outputs.values()]
     return SheetReport(text="\n".join(lines), intersections=n,
-                       rmse_px=float(result.rmse_px), warnings=tuple(result.warnings))
+                       rmse_px=float(result.rmse_px), warnings=tuple(warnings))
 
 
 def _sheet_dir(image: Path, parent: Path | None) -> Path:
@@ -154,7 +162,7 @@ def _directory_sheet(image: Path, args: argparse.Namespace, parent: Path | None)
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit code (see core.cli)."""
-    args = build_parser().parse_args(argv)
+    args = parse_args(build_parser(), argv)
     if args.iiif is not None:
         check_iiif_url(args.iiif)   # before any sheet is read
     src = Path(args.input)
@@ -164,7 +172,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                   file=sys.stderr)
         parent = Path(args.outdir) if args.outdir else None
         check_outputs(folders={"outdir": parent})
-        options = batch_options(args)
+        options = batch_options(args, work="georef")
         inputs = list_inputs(src)
         code = run_batch(inputs, functools.partial(_directory_sheet, args=args, parent=parent),
                          name=lambda p: p.name, desc="georeferencing", options=options,

@@ -39,15 +39,21 @@ import numpy as np
 
 from .. import __version__
 from ..atomic import atomic_outputs
+from ..corrupt_jpeg import gdal_reads_checked
 from ..errors import InputError, NoGraticuleError, option
 from ..formats.qgis_points import GroundControlPoints, read_points_file, write_points_file
 from ..graticule.result import GraticuleResult
+<<<<<<< HEAD
 from ..gridlabels import LabelsUnreadableError, read_grid_labels
 from ..gridlabels.orient import north_word
 from ..imageio import check_readable_file, image_size
+=======
+from ..imageio import check_jpeg_data, check_readable_file, image_size
+>>>>>>> main
 from ..mapseg_names import mask_for_input, sheet_id
-from ..outputs import check_outputs
+from ..outputs import check_outputs, write_errors
 from ..progress import ProgressCallback, report, sub_progress
+from ..units import linear_unit_name
 from . import allmaps
 from . import crs as crsmod
 from . import raster_output as ro
@@ -517,6 +523,8 @@ def georeference(input_path: str | os.PathLike, crs: str, *, grid_crs: str | Non
     if gcps_only and (known is None or not known.enabled.any()):
         raise InputError(f"{option('gcps-only')} needs a .points file with GCPs: give "
                          f"{option('gcps')} FILE.points", field="gcps")
+    if gcps_only:
+        check_jpeg_data(inp)   # no detection decodes it: corrupt data is refused here
     mask_path = _resolve_mask(mask, inp, size)
     out = Path(outdir) if outdir is not None else default_outdir(inp)
     check_outputs([*_output_paths(out, inp, True, iiif is not None).values(),
@@ -664,9 +672,11 @@ def _write_outputs(r: GeorefResult, inp: Path, mask_path: Path | None, resamplin
                    overviews: bool, progress: ProgressCallback | None, *, cog: bool = False,
                    annotation: dict | None = None) -> None:
     """Write every output under a temporary name; rename them all only at the end. With
-    ``cog`` the GeoTIFF is written under a second temporary name, then copied as a COG."""
+    ``cog`` the GeoTIFF is written under a second temporary name, then copied as a COG. A
+    write that fails (a full disk) is an InputError naming the GeoTIFF."""
     keys = list(r.outputs)
-    with atomic_outputs([r.outputs[k] for k in keys]) as temps:
+    with write_errors(r.outputs["tif"]), gdal_reads_checked(inp), \
+            atomic_outputs([r.outputs[k] for k in keys]) as temps:
         tmp = dict(zip(keys, temps, strict=True))
         if not cog:
             _write_files(r, inp, tmp, tmp["tif"], mask_path, resampling, overviews,
@@ -719,13 +729,6 @@ def _write_files(r: GeorefResult, inp: Path, tmp: dict[str, Path], tif: Path,
 
 
 def _unit(crs) -> str:
-    """The name of ``crs``'s linear unit as errors are reported in (``metre``); a unit PROJ
-    has no name for (``+to_meter=1.949``: Jacoubet's toise) is given by its length."""
-    try:
-        axis = crs.axis_info[0]
-    except (IndexError, AttributeError):
-        return "map units"
-    if axis.unit_name and axis.unit_name != "unknown":
-        return axis.unit_name
-    factor = axis.unit_conversion_factor
-    return f"units of {factor:.6g} m" if factor and factor != 1.0 else "map units"
+    """The name of ``crs``'s linear unit as errors are reported in (``metre``; ``toise`` for
+    Jacoubet's ``+to_meter=1.949``, :func:`core.units.linear_unit_name`)."""
+    return linear_unit_name(crs, unknown="map units")

@@ -18,12 +18,12 @@ import contextlib
 import html
 import os
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 
 from ..errors import InputError, option
+from ..gdal_config import gdal_config
 from ..interrupts import deferred, pending
 from ..progress import Cancelled, ProgressCallback, report, sub_progress
 
@@ -38,20 +38,6 @@ def _gdal():
 
     gdal.UseExceptions()
     return gdal
-
-
-@contextlib.contextmanager
-def _config(**options: str) -> Iterator[None]:
-    """Set GDAL configuration options for the block, restoring the previous values."""
-    gdal = _gdal()
-    old = {k: gdal.GetConfigOption(k) for k in options}
-    for k, v in options.items():
-        gdal.SetConfigOption(k, v)
-    try:
-        yield
-    finally:
-        for k, v in old.items():
-            gdal.SetConfigOption(k, v)
 
 
 class _GdalProgress:
@@ -96,7 +82,7 @@ def _cancellable(call, cb: _GdalProgress):
 
 def _run_gdal(fn, *args, progress: ProgressCallback | None, message: str, **kwargs):
     cb = _GdalProgress(progress, message)
-    with _config(GDAL_PAM_ENABLED="NO"):
+    with gdal_config(GDAL_PAM_ENABLED="NO"):
         ds = _cancellable(lambda: fn(*args, callback=cb, **kwargs), cb)
     if ds is None:
         raise RuntimeError(f"GDAL failed: {message}")
@@ -162,7 +148,7 @@ def build_overviews(path: Path, progress: ProgressCallback | None = None) -> Non
     """Add internal DEFLATE overviews, averaged: factors 2, 4, 8... down to the first level
     whose larger side is under 512 px."""
     gdal = _gdal()
-    with _config(COMPRESS_OVERVIEW="DEFLATE", PREDICTOR_OVERVIEW="2",
+    with gdal_config(COMPRESS_OVERVIEW="DEFLATE", PREDICTOR_OVERVIEW="2",
                  GDAL_NUM_THREADS="ALL_CPUS", GDAL_PAM_ENABLED="NO"):
         ds = gdal.Open(str(path), gdal.GA_Update)
         levels, f = [], 2
@@ -229,7 +215,7 @@ def write_gcp_vrt(image_path: Path, out_path: Path, pixel_xy: np.ndarray, map_xy
     gdal = _gdal()
     src = _open(image_path)
     gcps = _gcp_list(pixel_xy, map_xy)
-    with _config(GDAL_PAM_ENABLED="NO"):
+    with gdal_config(GDAL_PAM_ENABLED="NO"):
         vrt = gdal.Translate(str(out_path), src, format="VRT", GCPs=gcps, outputSRS=crs_wkt)
         if mask_path is not None:
             _add_alpha_from_mask(vrt, Path(mask_path), Path(final_dir or out_path.parent))
@@ -287,7 +273,7 @@ def warp_gcps(image_path: Path, out_path: Path, pixel_xy: np.ndarray, map_xy: np
               "creationOptions": ["TILED=YES", "BLOCKXSIZE=512", "BLOCKYSIZE=512",
                                   "BIGTIFF=IF_SAFER"], **transformer}
     try:
-        with _config(GDAL_PAM_ENABLED="NO"):
+        with gdal_config(GDAL_PAM_ENABLED="NO"):
             gdal.Translate(src_vrt, src, format="VRT", GCPs=gcps, outputSRS=crs_wkt)
         _run_gdal(gdal.Warp, str(colour_tmp), src_vrt, resampleAlg=resampling,
                   dstAlpha=True, progress=sub_progress(progress, 0.0, 0.7),
@@ -298,7 +284,7 @@ def warp_gcps(image_path: Path, out_path: Path, pixel_xy: np.ndarray, map_xy: np
         bands = [_band_xml(b, colour_tmp, b, _colour_name(b, n), False)
                  for b in range(1, n + 1)]
         if mask_path is not None:
-            with _config(GDAL_PAM_ENABLED="NO"):
+            with gdal_config(GDAL_PAM_ENABLED="NO"):
                 gdal.Translate(mask_vrt, _open(Path(mask_path)), format="VRT", bandList=[1],
                                GCPs=gcps, outputSRS=crs_wkt)
             bounds = (gt[0], gt[3] + h * gt[5], gt[0] + w * gt[1], gt[3])
@@ -379,7 +365,7 @@ def warp_projective(image_path: Path, out_path: Path, pixel_to_map: np.ndarray, 
     shift_back = np.array([[1.0, 0.0, -0.5], [0.0, 1.0, -0.5], [0.0, 0.0, 1.0]])
     bands = img.shape[2] if img.ndim == 3 else 1
     drv = gdal.GetDriverByName("GTiff")
-    with _config(GDAL_PAM_ENABLED="NO"):
+    with gdal_config(GDAL_PAM_ENABLED="NO"):
         ds = drv.Create(str(out_path), w_out, h_out, bands + 1, gdal.GDT_Byte,
                         options=_creation_options(bands + 1, True))
         ds.SetGeoTransform(list(gt))

@@ -22,7 +22,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..batch import SheetReport, add_batch_options, batch_options, run_batch
-from ..cli import number, run_cli
+from ..cli import add_accept_corrupt, number, parse_args, run_cli
+from ..corrupt_jpeg import accepting_corrupt_jpeg
 from ..errors import InputError
 from ..formats.mapseg_csv import write_points_csv
 from ..mapseg_names import OUTPUT_PRED, list_inputs, mask_for_input, sheet_id
@@ -55,6 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "MapSeg ground truth, still valid control points)")
     p.add_argument("--debug", metavar="DIR",
                    help="write a downscaled picture of each sheet with the grid drawn on it")
+    add_accept_corrupt(p)
     add_batch_options(p)
     return p
 
@@ -69,19 +71,21 @@ def _detect_one(image: Path, mask: Path | None, out_csv: Path,
     check_outputs({"output": out_csv, "debug": _debug_path(args, image)},
                   inputs=[image, mask])
     area = None if args.no_mask else (COMPUTE if mask is None else mask)
-    result = detect_on_sheet(image, area, spacing_px=args.spacing)
-    kept = result if args.all else result.visible_only()
-    write_points_csv(out_csv, kept.points)
-    if args.debug:
-        write_debug(_debug_path(args, image), image, result)
+    with accepting_corrupt_jpeg(args.accept_corrupt) as damaged:
+        result = detect_on_sheet(image, area, spacing_px=args.spacing)
+        kept = result if args.all else result.visible_only()
+        write_points_csv(out_csv, kept.points)
+        if args.debug:
+            write_debug(_debug_path(args, image), image, result)
     hidden = len(result) - len(result.visible_only())
     spacing = result.columns.spacing_px
     text = (f"{image.name}: {len(kept)} intersections"
             + (f" ({hidden} hidden crossings {'included' if args.all else 'left out'})"
                if hidden else "")
             + f", spacing {spacing:.1f} px, lines at {result.columns.line_angle_deg - 90:.2f} "
-              f"and {result.rows.line_angle_deg - 90:.2f} deg -> {out_csv}")
-    return SheetReport(text=text, intersections=len(kept))
+              f"and {result.rows.line_angle_deg - 90:.2f} deg -> {out_csv}"
+            + "".join(f"\n  warning: {w}" for w in damaged))
+    return SheetReport(text=text, intersections=len(kept), warnings=tuple(damaged))
 
 
 def _sheet_outputs(image: Path, outdir: Path, args: argparse.Namespace) -> list[Path | None]:
@@ -100,7 +104,7 @@ def _directory_sheet(image: Path, outdir: Path, args: argparse.Namespace) -> She
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = parse_args(build_parser(), argv)
     src = Path(args.input)
     if not src.exists():
         raise InputError(f"{src}: no such file or directory; check the path")
@@ -110,7 +114,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                              "NNN-INPUT-MASK.png is used")
         outdir = Path(args.output)
         check_outputs(folders={"output": outdir, "debug": args.debug})
-        options = batch_options(args)
+        options = batch_options(args, work="graticule")
         return run_batch(list_inputs(src), functools.partial(_directory_sheet, outdir=outdir,
                                                              args=args),
                          name=lambda p: p.name, desc="sheets", options=options,

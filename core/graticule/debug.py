@@ -9,6 +9,7 @@ import numpy as np
 
 from ..atomic import atomic_output
 from ..imageio import ImageLike, read_image
+from ..outputs import cannot_write
 from .result import GraticuleResult, LineFamily
 
 MAX_SIDE_PX = 2400
@@ -56,4 +57,4 @@ def write_debug(path: str | os.PathLike, image: ImageLike, result: GraticuleResu
     picture = render_debug(image, result)
     with atomic_output(path) as tmp:
         if not cv2.imwrite(str(tmp), cv2.cvtColor(picture, cv2.COLOR_RGB2BGR)):
-            raise OSError(f"could not write {path}")
+            raise cannot_write(path)

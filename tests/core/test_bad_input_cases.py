@@ -75,6 +75,12 @@ def base(tmp_path_factory, shared) -> Path:
     assert cv2.imwrite(str(d / "tiny.png"), np.zeros((1, 1, 3), np.uint8))
     assert cv2.imwrite(str(d / "tiny.jpg"), np.zeros((1, 1, 3), np.uint8))
     (d / "afile").write_text("a file where a folder is expected")
+    (d / "sheets").mkdir()
+    assert cv2.imwrite(str(d / "sheets" / "000-INPUT.jpg"), img)
+    data = bytearray((d / "S.jpg").read_bytes())      # damaged in the middle, ends intact
+    data[len(data) // 2:len(data) // 2 + 600] = bytes(600)
+    (d / "C.jpg").write_bytes(bytes(data))
+    (d / "C.points").write_text(POINTS)
     (d / "gt.csv").write_text("x,y\n10.0,20.0\n30.0,40.0\n")
     (d / "huge.csv").write_text("x,y\n2799.513,2673e038\n100,100\n")
     nan_points = POINTS.replace("0,3000,100.5", "0,3000,nan")
@@ -136,7 +142,9 @@ def read_only_place(tmp_path: Path) -> str:
 
 CASES = {
     # data loss: an output that is (or resolves to) an input
-    "graticule -o its input": ("graticule", "S.jpg -o S.jpg", "--output S.jpg is an input"),
+    "graticule -o its input": ("graticule", "S.jpg -o S.jpg", "-o S.jpg is an input"),
+    "graticule --output its input": ("graticule", "S.jpg --output S.jpg",
+                                     "--output S.jpg is an input"),
     "graticule -o ./input": ("graticule", "S.jpg -o ./S.jpg", "is an input"),
     "graticule -o its --mask": ("graticule", "S.jpg --mask M.png -o M.png", "is an input"),
     "graticule -o hard link": ("graticule", "S.jpg -o HL.csv", "is an input (S.jpg)"),
@@ -198,13 +206,26 @@ CASES = {
     "synth --seed -1": ("synth", "sy --seed -1", "--seed"),
     "chamfer-ap --sample-dist nan": ("metrics", "chamfer-ap gt.json pred.json --sample-dist nan",
                                      "--sample-dist must be a finite number"),
+    # a JPEG damaged in the middle (issue 36): refused, naming the file and the option
+    "graticule corrupt JPEG": ("graticule", "C.jpg -o o.csv", "C.jpg: the JPEG data is damaged"),
+    "maparea corrupt JPEG": ("maparea", "C.jpg -o o.png", "--accept-corrupt to use it"),
+    "blocks corrupt JPEG": ("blocks", "C.jpg -o o.png", "the JPEG data is damaged"),
+    "georef corrupt JPEG": ("georef", "C.jpg --crs paris-atlas --gcps-only -o g",
+                            "the JPEG data is damaged"),
     # outputs that cannot be written: checked before the work starts
     "graticule -o under a file": ("graticule", "S.jpg -o afile/o.csv", "afile is a file"),
     "graticule -o read-only": ("graticule", "S.jpg -o {RO}/o.csv", "not writable"),
     "georef -o under a file": ("georef", "S.jpg --crs paris-atlas --gcps-only -o afile/g",
-                               "--outdir afile/g: afile is a file, not a folder"),
+                               "-o afile/g: afile is a file, not a folder"),
     "georef -o read-only": ("georef", "S.jpg --crs paris-atlas --gcps-only -o {RO}",
                             "not writable"),
+    # the option as typed (-o, --outdir, or --outd abbreviated), never another spelling
+    "georef --outdir read-only": ("georef", "S.jpg --crs paris-atlas --gcps-only "
+                                  "--outdir {RO}", "cannot write in --outdir "),
+    "georef --outd read-only": ("georef", "S.jpg --crs paris-atlas --gcps-only --outd {RO}",
+                                "cannot write in --outd "),
+    "georef DIR -o read-only": ("georef", "sheets --crs paris-atlas -o {RO}/x",
+                                "cannot write in -o "),
     "maparea -o under a file": ("maparea", "S.jpg -o afile/o.png", "afile is a file"),
     "blocks -o read-only": ("blocks", "S.jpg -o {RO}/o.png", "not writable"),
     "T3 outdir under a file": ("metrics", "T3 gt.csv gt.csv afile/out", "afile is a file"),

@@ -119,6 +119,44 @@ def test_georeferenced_polygons_in_the_points_crs(drawn, tmp_path):
     assert hit[0]["area"] == pytest.approx(0.25 * (x1 - x0) * (y1 - y0), rel=0.03)  # m2
 
 
+def test_two_runs_write_the_same_bytes_dated_by_the_sheet(drawn, tmp_path, monkeypatch):
+    """Issue 36: the GeoPackage's contents are dated by the sheet (or SOURCE_DATE_EPOCH),
+    not by the time of writing, so a second run gives the same file, byte for byte."""
+    import os
+    import sqlite3
+    import time
+
+    os.utime(drawn / "001-INPUT.png", (1_700_000_000.25, 1_700_000_000.25))
+    _, first = _run(drawn, tmp_path / "a")
+    time.sleep(1.1)                     # the clock's second changes between the runs
+    _, second = _run(drawn, tmp_path / "b")
+    assert first.read_bytes() == second.read_bytes()
+    with sqlite3.connect(first) as db:
+        dates = {d for (d,) in db.execute("SELECT last_change FROM gpkg_contents")}
+    assert dates == {"2023-11-14T22:13:20.250Z"}
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "0")
+    _, third = _run(drawn, tmp_path / "c")
+    with sqlite3.connect(third) as db:
+        dates = {d for (d,) in db.execute("SELECT last_change FROM gpkg_contents")}
+    assert dates == {"1970-01-01T00:00:00.000Z"}
+
+
+def test_the_toise_is_named_in_the_layer_description(drawn, tmp_path):
+    """A grid CRS in toises (``+to_meter=1.94903631``, Jacoubet's atlas): areas in toise2,
+    not "unknown2"."""
+    from osgeo import ogr
+
+    toise = ("+proj=aeqd +lat_0=48.83635863 +lon_0=2.33652533 +x_0=0 +y_0=0 +ellps=GRS80 "
+             "+to_meter=1.94903631 +no_defs +type=crs")
+    pixel = np.array([[50.0, 50.0], [1300.0, 60.0], [80.0, 950.0], [1250.0, 900.0]])
+    mapxy = pixel @ AFFINE[:, :2].T + AFFINE[:, 2]
+    write_points_file(tmp_path / "t.points", GroundControlPoints(mapxy, pixel, crs=toise))
+    _, gpkg = _run(drawn, tmp_path, "--georef", str(tmp_path / "t.points"))
+    ds = ogr.Open(str(gpkg))
+    description = ds.GetLayerByName("blocks").GetMetadataItem("DESCRIPTION")
+    assert description.endswith("area and perimeter in toise2 and toise"), description
+
+
 def test_georef_without_crs_line_is_an_error(drawn, tmp_path):
     bad = tmp_path / "bad.points"
     bad.write_text("mapX,mapY,sourceX,sourceY,enable\n0,0,0,0,1\n1,0,1,0,1\n0,1,0,-1,1\n")

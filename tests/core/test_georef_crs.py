@@ -75,11 +75,15 @@ def test_import_prints_no_proj_data_warning():
 
 
 def test_errors_are_reported_in_a_named_unit_or_the_unit_s_length():
-    """A unit PROJ has no name for (Jacoubet's toise, ``+to_meter``) is given by its length
-    instead of PROJ's "unknown"."""
+    """A unit PROJ has no name for is named by its length: the toise of Jacoubet's atlas
+    (``+to_meter=1.94903631``) as "toise", another as its length in metres, instead of
+    PROJ's "unknown"."""
     from core.georef.pipeline import _unit
 
-    toise = parse_crs("+proj=aeqd +lat_0=48.8 +lon_0=2.3 +ellps=GRS80 +to_meter=1.94903631 "
-                      "+no_defs +type=crs")
-    assert _unit(toise) == "units of 1.94904 m"
+    def aeqd(to_meter: str):
+        return parse_crs(f"+proj=aeqd +lat_0=48.8 +lon_0=2.3 +ellps=GRS80 "
+                         f"+to_meter={to_meter} +no_defs +type=crs")
+
+    assert _unit(aeqd("1.94903631")) == "toise"
+    assert _unit(aeqd("1.5")) == "units of 1.5 m"
     assert _unit(parse_crs("EPSG:2154")) == "metre"
