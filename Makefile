@@ -18,13 +18,8 @@ APT_PACKAGES := python3-qgis qgis-providers python3-gdal gdal-bin python3-venv p
 	pyqt5-dev-tools qttools5-dev-tools fonts-dejavu-core fonts-liberation2 fonts-ebgaramond fonts-paratype fonts-crosextra-caladea zip \
 	qgis python3-opencv python3-skimage python3-tqdm xvfb xauth tesseract-ocr tesseract-ocr-eng
 
-<<<<<<< HEAD
-BENCHES := metrics textdet chamfer-ap chart synth graticule georef georef-accuracy maparea blocks \
-	scale real-shapes zero-input
-=======
 BENCHES := metrics textdet chamfer-ap chart synth graticule georef georef-accuracy maparea blocks faults \
-	scale grid-labels real-shapes
->>>>>>> main
+	scale real-shapes zero-input
 
 .PHONY: install system-packages test lint demo bench $(addprefix bench-,$(BENCHES)) zip \
 	transup transcompile docs screenshots train-blocks-net train-blocks-net-v2 train-edges-net train-edges-net-base train-edges-net-whole-left \

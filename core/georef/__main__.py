@@ -114,7 +114,6 @@ def _run_one(input_path: Path, args: argparse.Namespace, outdir: Path | None) ->
                 if result.report["summary"]["redundancy"] > 0 else
                 "no redundancy, accuracy unknown (see the warning)")
     lines = [f"{input_path.name}: {result.transform.kind}, {used} of {n} GCPs used, {accuracy}"]
-<<<<<<< HEAD
     sheet = result.report["sheet"]
     scale = (f", 1:{sheet['scale_if_300_dpi']:,} if scanned at 300 dpi"
              if sheet["scale_if_300_dpi"] else "")
@@ -128,10 +127,7 @@ def _run_one(input_path: Path, args: argparse.Namespace, outdir: Path | None) ->
             + f"; certainty {lab.certainty['margin']:.1f} (refused below "
               f"{lab.certainty['threshold']:g}), runner-up "
             + "; ".join(f"{name} {fams[name]['runner_up']}" for name in ("columns", "rows")))
-    lines += [f"  warning: {w}" for w in result.warnings]
-=======
     lines += [f"  warning: {w}" for w in warnings]
->>>>>>> main
     lines += [f"  {path}" for path in result.outputs.values()]
     return SheetReport(text="\n".join(lines), intersections=n,
                        rmse_px=float(result.rmse_px), warnings=tuple(warnings))

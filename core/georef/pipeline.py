@@ -43,13 +43,9 @@ from ..corrupt_jpeg import gdal_reads_checked
 from ..errors import InputError, NoGraticuleError, option
 from ..formats.qgis_points import GroundControlPoints, read_points_file, write_points_file
 from ..graticule.result import GraticuleResult
-<<<<<<< HEAD
 from ..gridlabels import LabelsUnreadableError, read_grid_labels
 from ..gridlabels.orient import north_word
-from ..imageio import check_readable_file, image_size
-=======
 from ..imageio import check_jpeg_data, check_readable_file, image_size
->>>>>>> main
 from ..mapseg_names import mask_for_input, sheet_id
 from ..outputs import check_outputs, write_errors
 from ..progress import ProgressCallback, report, sub_progress
