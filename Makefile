@@ -131,10 +131,22 @@ TRAIN_FONTS := fonts-linuxlibertine fonts-texgyre fonts-oldstandard fonts-lmoder
 	fonts-junicode fonts-freefont-otf fonts-sil-gentium fonts-adf-accanthis fonts-adf-baskervald \
 	fonts-roboto fonts-open-sans fonts-croscore fonts-cardo fonts-sil-charis fonts-gfs-didot \
 	fonts-gfs-bodoni-classic
+# Three stages (about 1.5 h on 2 idle cores): rendered numerals (the step-2000 snapshot of a
+# 4000-step schedule), then turned words and map words read as nothing, then half real
+# labels of the three shared Jacoubet sheets (../shared; tools/real_label_crops.py).
+NUMERAL_WORK := bench-output/numeral
 train-numeral-net: install
 	@tools/install-system-packages.sh $(TRAIN_FONTS)
 	$(PIP) install -c constraints.txt -r requirements-train.txt
-	$(PYTHON) -m tools.train_numeral_net
+	mkdir -p $(NUMERAL_WORK)
+	$(PYTHON) -m tools.train_numeral_net --steps 4000 --out $(NUMERAL_WORK)/stage1.onnx
+	$(PYTHON) -m tools.real_label_crops $(NUMERAL_WORK)/stage1.step2000.onnx $(NUMERAL_WORK)/real_labels.npz
+	$(PYTHON) -m tools.train_numeral_net --init $(NUMERAL_WORK)/stage1.step2000.onnx \
+		--steps 3000 --lr 1.5e-3 --out $(NUMERAL_WORK)/stage2.onnx
+	$(PYTHON) -m tools.train_numeral_net --init $(NUMERAL_WORK)/stage2.onnx \
+		--real $(NUMERAL_WORK)/real_labels.npz --real-sheets 020,021,049 --real-share 0.5 \
+		--real-turned 0.05 --steps 900 --lr 1e-3 --snapshot-every 0 \
+		--out core/gridlabels/models/numeral_net.onnx
 
 # Dev only: two-fold cross-validation of a learned edge map on the real 1925 crop (torch, CPU;
 # about 30 min). An experiment on the closed-shapes test set; no model is committed.

@@ -3,7 +3,7 @@
 Run from the repository root (needs requirements-train.txt: torch, onnx; and the training
 fonts, ``make train-numeral-net`` installs both)::
 
-    .venv/bin/python -m tools.train_numeral_net [--steps 5000] [--batch 48] [--out PATH]
+    .venv/bin/python -m tools.train_numeral_net [--steps 4000] [--batch 48] [--out PATH]
 
 Training words are rendered on the fly (:mod:`tools.numeral_samples`: grid values in every
 Debian font but the held-out ones, lining and old-style figures, with ticks, frame lines,
@@ -79,18 +79,21 @@ class Words(torch.utils.data.IterableDataset):
     (``real``: (images, texts))."""
 
     def __init__(self, seed: int, batch: int, real: tuple | None = None,
-                 real_share: float = 0.0) -> None:
+                 real_share: float = 0.0, real_turned: float = TURNED) -> None:
         self.seed, self.batch, self.real, self.real_share = seed, batch, real, real_share
+        self.real_turned = real_turned
 
     def __iter__(self):
         info = torch.utils.data.get_worker_info()
         rng = np.random.default_rng([self.seed, 0 if info is None else info.id])
         while True:
-            yield make_batch(rng, self.batch, self.real, self.real_share)
+            yield make_batch(rng, self.batch, self.real, self.real_share, self.real_turned)
 
 
-def real_sample(rng: np.random.Generator, real: tuple) -> tuple[np.ndarray, str, str]:
-    """One real label, changed as another scan would show it."""
+def real_sample(rng: np.random.Generator, real: tuple, turned: float = TURNED
+                ) -> tuple[np.ndarray, str, str]:
+    """One real label, changed as another scan would show it (``turned``: the share shown
+    turned half a turn)."""
     images, texts = real
     i = int(rng.integers(len(images)))
     img = images[i].astype(np.float32)
@@ -111,16 +114,16 @@ def real_sample(rng: np.random.Generator, real: tuple) -> tuple[np.ndarray, str,
         ok, buf = cv2.imencode(".jpg", 255 - img, [cv2.IMWRITE_JPEG_QUALITY,
                                                    int(rng.integers(30, 95))])
         img = 255 - cv2.imdecode(buf, cv2.IMREAD_GRAYSCALE)
-    if rng.random() < TURNED:
+    if rng.random() < turned:
         return net_input(np.ascontiguousarray(img[::-1, ::-1])), turned_text(str(texts[i])), \
             "real turned"
     return net_input(img), str(texts[i]), "real"
 
 
 def make_batch(rng: np.random.Generator, n: int, real: tuple | None = None,
-               real_share: float = 0.0) -> tuple:
+               real_share: float = 0.0, real_turned: float = TURNED) -> tuple:
     n_real = round(n * real_share) if real is not None else 0
-    items = [real_sample(rng, real) for _ in range(n_real)] + [scene(rng)
+    items = [real_sample(rng, real, real_turned) for _ in range(n_real)] + [scene(rng)
                                                                for _ in range(n - n_real)]
     x = torch.from_numpy(np.stack([i[0] for i in items])[:, None])
     targets = [torch.tensor([1 + SYMBOLS.index(c) for c in i[1]], dtype=torch.long)
@@ -143,7 +146,7 @@ def export(model: nn.Module, path: Path) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--steps", type=int, default=5000)
+    ap.add_argument("--steps", type=int, default=4000)
     ap.add_argument("--batch", type=int, default=48)
     ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("--threads", type=int, default=2)
@@ -155,6 +158,8 @@ def main() -> None:
     ap.add_argument("--real", type=Path, help="real labels (tools.real_label_crops)")
     ap.add_argument("--real-sheets", default="", help="sheets of --real to learn from")
     ap.add_argument("--real-share", type=float, default=0.5)
+    ap.add_argument("--real-turned", type=float, default=TURNED,
+                    help="share of the real labels shown turned half a turn")
     args = ap.parse_args()
     torch.manual_seed(0)
     torch.set_num_threads(args.threads)
@@ -177,7 +182,8 @@ def main() -> None:
                                                 else 0.05)
     ctc = nn.CTCLoss(blank=0, zero_infinity=True)
     t_out = INPUT_W // STEP
-    loader = torch.utils.data.DataLoader(Words(0, args.batch, real, args.real_share),
+    loader = torch.utils.data.DataLoader(Words(0, args.batch, real, args.real_share,
+                                               args.real_turned),
                                          batch_size=None,
                                          num_workers=args.workers, prefetch_factor=4
                                          if args.workers else None)

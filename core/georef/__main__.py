@@ -129,8 +129,10 @@ def _run_one(input_path: Path, args: argparse.Namespace, outdir: Path | None) ->
             + "; ".join(f"{name} {fams[name]['runner_up']}" for name in ("columns", "rows")))
     lines += [f"  warning: {w}" for w in warnings]
     lines += [f"  {path}" for path in result.outputs.values()]
+    margin = lab.certainty["margin"] if lab is not None and lab.certainty else None
     return SheetReport(text="\n".join(lines), intersections=n,
-                       rmse_px=float(result.rmse_px), warnings=tuple(warnings))
+                       rmse_px=float(result.rmse_px), warnings=tuple(warnings),
+                       certainty=margin)
 
 
 def _sheet_dir(image: Path, parent: Path | None) -> Path:

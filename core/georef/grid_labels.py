@@ -131,7 +131,14 @@ class Labelling:
                                                              strict=True))],
                 "warnings": list(self.warnings), "source": self.source,
                 "labels": list(self.labels), "certainty": self.certainty,
-                "seconds": self.seconds}
+                "candidates": _candidates(self.certainty), "seconds": self.seconds}
+
+
+def _candidates(certainty: dict | None) -> list[dict]:
+    """Each family's best reading and runner-up (:func:`core.gridlabels.reader.candidates_of`)."""
+    from ..gridlabels.reader import candidates_of
+
+    return candidates_of(certainty) if certainty else []
 
 
 def check_anchor_distances(result: GraticuleResult, pixel_xy: np.ndarray,

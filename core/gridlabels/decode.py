@@ -66,6 +66,9 @@ class Sequence:
         Evidence (natural-log units, see the module docstring).
     ways : dict
         (family, end) -> 0 or 1: the way up each side's words are read (``Word.images``).
+    way_margins : dict
+        (family, end) -> how much better (evidence) the side's words read that way up than
+        the other.
     support : dict
         (line, end) -> (word index, probability of the line's string in that word).
     """
@@ -74,6 +77,7 @@ class Sequence:
     b: float
     score: float = 0.0
     ways: dict = field(default_factory=dict)
+    way_margins: dict = field(default_factory=dict)
     support: dict = field(default_factory=dict)
 
     def text(self, k: int) -> str | None:
@@ -193,9 +197,20 @@ def decode_family(words: list[Word], logp: np.ndarray, steps: set[float] | None 
         ordered = [s for s in ordered if plausible(s.a + s.b * ks)]
         if not ordered:
             return FamilyReading(None, None, 0.0, OUTSIDE_AREA)
-    best, second = ordered[0], ordered[1] if len(ordered) > 1 else None
+    best = ordered[0]
+    # the same values printed in thousands (844 km and 844000 m, read from one word with its
+    # raised zeros or without) name the grid alike: not a runner-up
+    others = [s for s in ordered[1:] if not _same_in_thousands(s, best)]
+    second = others[0] if others else None
     margin = best.score - (second.score if second is not None else 0.0)
-    return FamilyReading(best, second, margin, candidates=ordered[:5])
+    return FamilyReading(best, second, margin, candidates=[best, *others[:4]])
+
+
+def _same_in_thousands(s: Sequence, t: Sequence) -> bool:
+    """Whether one sequence is the other in thousands (``a`` and ``b`` both 1000 times)."""
+    return any(abs(x.a - 1000.0 * y.a) < 1e-6 * max(1.0, abs(x.a))
+               and abs(x.b - 1000.0 * y.b) < 1e-6 * max(1.0, abs(x.b))
+               for x, y in ((s, t), (t, s)))
 
 
 def _proposals(readings: list[tuple[int, float, float]], steps: set[float] | None
@@ -273,6 +288,7 @@ class _Scorer:
         for side, totals in sides.items():
             o = int(np.argmax(totals))
             seq.ways[side] = o
+            seq.way_margins[side] = float(totals[o] - totals[1 - o])
             seq.score += float(totals[o])
         for (k, end), per_way in best_word.items():
             o = seq.ways[(self.words[self.by_end[(k, end)][0]].family, end)]

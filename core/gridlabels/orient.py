@@ -85,39 +85,44 @@ def _normal(result: GraticuleResult, f: int) -> np.ndarray:
     return np.array([np.cos(t), np.sin(t)])
 
 
-def text_north(result: GraticuleResult, ups: list[list[np.ndarray]], inside: bool
-               ) -> tuple[int, np.ndarray] | None:
-    """(easting family, north as an image unit vector) from where the text's top points
-    (``ups[f]``: one unit vector per word used in family f), or None when the text says
-    nothing of it (see the module docstring)."""
-    if not ups[0] or not ups[1]:
+def text_north(result: GraticuleResult, sides: dict[tuple[int, int], np.ndarray],
+               inside: bool) -> tuple[int, np.ndarray] | None:
+    """(easting family, north as an image unit vector) from where the text's top points on
+    each side of the frame (``sides``: (family, end) -> unit vector, the sides whose way up
+    is sure), or None when the text says nothing of it (see the module docstring).
+
+    A family's labels run across its lines when every side's top points along them
+    (``para``); a family reads from outside the frame when two of its sides point opposite
+    ways (Jacoubet's rows), else it stands one way (``steady``)."""
+    per = [[u for (f, _), u in sides.items() if f == fam] for fam in (0, 1)]
+    if not per[0] or not per[1]:
         return None
-    mean = [np.mean(u, axis=0) for u in ups]
-    units = [_unit(m) for m in mean]
     along = [np.array([-_normal(result, f)[1], _normal(result, f)[0]]) for f in (0, 1)]
-    para = [abs(float(u @ d)) > 0.7 for u, d in zip(units, along, strict=True)]
+    para_each = [[abs(float(u @ along[f])) > 0.7 for u in per[f]] for f in (0, 1)]
+    if any(0 < sum(p) < len(p) for p in para_each):
+        return None                       # one family's sides disagree on the text's run
+    para = [all(p) for p in para_each]
+    steady = [all(float(u @ v) > 0.5 for u in us for v in us) for us in per]
+    ups = [_unit(np.mean(us, axis=0)) for us in per]
     if para[0] != para[1]:
         e = 0 if para[0] else 1
-        return e, units[e]
+        return (e, ups[e]) if steady[e] else None
     if para[0] and para[1]:
-        steady = [float(np.hypot(*m)) > 0.5 for m in mean]
         if steady[0] != steady[1]:
             e = 0 if steady[0] else 1
-            return e, units[e]
+            return e, ups[e]
         if not (steady[0] and steady[1]):
             return None
-        ccw = np.array([units[0][1], -units[0][0]])
-        if float(ccw @ units[1]) > 0.7:
-            return 0, units[0]
-        ccw = np.array([units[1][1], -units[1][0]])
-        if float(ccw @ units[0]) > 0.7:
-            return 1, units[1]
-        return None
-    if inside:
         for e in (0, 1):
-            ccw = np.array([units[1 - e][1], -units[1 - e][0]])
-            if float(ccw @ units[e]) > 0.7:
-                return e, units[1 - e]
+            ccw = np.array([ups[e][1], -ups[e][0]])
+            if float(ccw @ ups[1 - e]) > 0.7:
+                return e, ups[e]
+        return None
+    if inside and steady[0] and steady[1]:
+        for e in (0, 1):
+            ccw = np.array([ups[1 - e][1], -ups[1 - e][0]])
+            if float(ccw @ ups[e]) > 0.7:
+                return e, ups[1 - e]
     return None
 
 

@@ -40,11 +40,19 @@ from .words import Word, inside_words, margin_words, sheet_gray
 
 FAMILIES = ("columns", "rows")
 #: A family's sequence is taken when its evidence beats the runner-up's by at least this
-#: (natural-log units: e**MIN_MARGIN times likelier). Chosen on generated sheets and the
-#: shared real sheets (docs/georef.md, "Certainty").
-MIN_MARGIN = 9.0
+#: (natural-log units: e**5, about 150 times likelier). Chosen on the tuning runs (the 30
+#: scan changes of the Jacoubet sheets, each read by the model that did not learn from it,
+#: and 30 generated sheets): no run there was placed wrong even with no threshold, and the
+#: right ones had margins from 0.4 to 56; confirmed on 48 others (docs/georef.md).
+MIN_MARGIN = 5.0
+#: A sheet named with a margin below this is "uncertain" (footprints, review): named, but
+#: worth a look.
+SURE_MARGIN = 2 * MIN_MARGIN
 #: A word is a label of its line when the sequence's string is at least this probable.
 USED_P = 0.3
+#: A side of the frame tells where the text's top points when its words read the values
+#: this much better (evidence) one way up than the other.
+WAY_MARGIN = 5.0
 
 
 @dataclass
@@ -77,14 +85,31 @@ class GridLabelling:
 
 class LabelsUnreadableError(InputError):
     """The grid values printed on the sheet do not name the grid surely. ``labels`` lists
-    what was read (as :attr:`GridLabelling.labels`), ``certainty`` the candidates and
-    their margins."""
+    what was read (as :attr:`GridLabelling.labels`), ``certainty`` the smaller family
+    margin (natural-log units) and ``candidates`` each family's best reading and runner-up
+    (:func:`candidates_of`)."""
 
     def __init__(self, message: str, labels: list[dict], certainty: dict,
                  field: str = "anchor"):
         super().__init__(message, field=field)
         self.labels = labels
-        self.certainty = certainty
+        self.certainty = certainty.get("margin")
+        self.candidates = candidates_of(certainty)
+
+
+def margin_of(certainty: dict | float | None) -> float | None:
+    """The margin of a labelling's certainty (a report's dict, or already a number)."""
+    if isinstance(certainty, dict):
+        return certainty.get("margin")
+    return certainty
+
+
+def candidates_of(certainty: dict) -> list[dict]:
+    """One record per family: ``family``, ``best`` and ``runner_up`` (the values read on
+    its first lines), ``margin`` and ``lines_read``."""
+    return [{"family": name, **{k: fam.get(k) for k in ("best", "runner_up", "margin",
+                                                        "lines_read")}}
+            for name, fam in (certainty.get("families") or {}).items()]
 
 
 def ask_anchor() -> str:
@@ -302,15 +327,9 @@ def _orient(result: GraticuleResult, reads: list[FamilyReading], words: list[Wor
     seqs = [r.best for r in reads]
     warnings: list[str] = []
     names = candidates(result, seqs, spacing)
-    ups: list[list[np.ndarray]] = [[], []]
-    for f, r in enumerate(reads):
-        for (_, end), (j, p) in r.best.support.items():
-            if p >= USED_P:
-                w = words[r.index[j]]
-                ups[f].append(np.array(w.ups[r.best.ways[(f, end)]]))
-    inside = all(words[r.index[j]].end == 0 for r in reads
-                 for (_, _), (j, p) in r.best.support.items() if p >= USED_P)
-    text = text_north(result, ups, inside)
+    text = text_north(result, _side_ups(words, reads), all(
+        words[r.index[j]].end == 0 for r in reads
+        for (_, _), (j, p) in r.best.support.items() if p >= USED_P))
     area = area_of_use(crs)
     corners = node_extent(result)
     crs_name = _crs_name(crs)
@@ -370,11 +389,33 @@ def _orient(result: GraticuleResult, reads: list[FamilyReading], words: list[Wor
     return chosen, warnings
 
 
+def _side_ups(words: list[Word], reads: list[FamilyReading]
+              ) -> dict[tuple[int, int], np.ndarray]:
+    """Where the text's top points on each side of the frame (and inside the map) whose way
+    up the words tell surely (:data:`WAY_MARGIN`): the mean of its used words' tops."""
+    out = {}
+    for f, r in enumerate(reads):
+        for side, o in r.best.ways.items():
+            if r.best.way_margins.get(side, 0.0) < WAY_MARGIN:
+                continue
+            tops = [np.array(words[r.index[j]].ups[o])
+                    for (_, end), (j, p) in r.best.support.items()
+                    if end == side[1] and p >= USED_P]
+            if tops:
+                m = np.mean(tops, axis=0)
+                out[(f, side[1])] = m / max(float(np.hypot(*m)), 1e-9)
+    return out
+
+
 def _crs_name(crs) -> str:
+    """``EPSG:2154``, or the CRS's name, for messages."""
     if crs is None:
         return "the grid CRS"
     try:
         auth = crs.to_authority()
     except Exception:
         auth = None
-    return f"{auth[0]}:{auth[1]}" if auth else (crs.name or "the grid CRS")
+    if auth:
+        return f"{auth[0]}:{auth[1]}"
+    name = crs.name if crs.name and crs.name != "unknown" else "the grid CRS"
+    return name if getattr(crs, "area_of_use", None) else f"{name} (which has none)"

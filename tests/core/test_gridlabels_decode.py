@@ -151,3 +151,23 @@ def test_no_area_of_use_leaves_the_choice_to_the_text():
 def test_a_given_spacing_must_be_the_step(spacing, ok):
     names = candidates(_grid(), [_seq(3000.0, -250.0), _seq(3750.0, -250.0)], spacing)
     assert bool(names) == ok
+
+
+def test_rows_read_from_outside_the_frame_are_not_the_eastings_however_many_each_side():
+    """Jacoubet's way: column labels upright (top up), row labels read from outside the
+    frame (top left on the left side, right on the right). Three labels read on one side
+    and one on the other must not make the rows look upright."""
+    from core.gridlabels.orient import text_north
+
+    g = _grid()
+    up, left, right = np.array([0.0, -1.0]), np.array([-1.0, 0.0]), np.array([1.0, 0.0])
+    sides = {(0, -1): up, (0, 1): up, (1, -1): left, (1, 1): right}
+    assert text_north(g, sides, False)[0] == 0
+    assert np.allclose(text_north(g, sides, False)[1], up)
+    # a side whose way up is not sure is left out: one side each is not enough to tell
+    # upright from read-from-outside, and no other rule names the rows
+    assert text_north(g, {(0, -1): up, (1, -1): left}, False)[0] == 0
+    # turned labels on the rows reading upwards (top left) on both sides: columns east
+    assert text_north(g, {(0, -1): up, (1, -1): left, (1, 1): left}, False)[0] == 0
+    # a family whose sides disagree on the way its text runs says nothing
+    assert text_north(g, {(0, -1): up, (0, 1): left, (1, -1): left}, False) is None
