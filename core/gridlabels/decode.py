@@ -152,7 +152,8 @@ def decode_family(words: list[Word], logp: np.ndarray, steps: set[float] | None 
     plausible : callable, optional
         ``plausible(values)``: whether the printed values of the family's lines (a
         ``(K,)`` array) can be grid coordinates at all (the CRS's area of use); the others
-        are neither the best nor the runner-up.
+        are not runner-ups, and when the best is one of them the family is undetermined
+        (:data:`OUTSIDE_AREA`).
 
     Returns
     -------
@@ -193,10 +194,13 @@ def decode_family(words: list[Word], logp: np.ndarray, steps: set[float] | None 
     scored.update(zip(more, scorer.score_all(more), strict=True))
     ordered = sorted(scored.values(), key=lambda s: -s.score)
     if plausible is not None:
+        # the CRS's area of use rules out runner-ups, never the best: when the words say
+        # most surely values the CRS cannot hold, the CRS (or the reading) is wrong, and a
+        # weaker sequence that fits is no answer
         ks = np.arange(min(lines) - 1, max(lines) + 2)
-        ordered = [s for s in ordered if plausible(s.a + s.b * ks)]
-        if not ordered:
+        if not plausible(ordered[0].a + ordered[0].b * ks):
             return FamilyReading(None, None, 0.0, OUTSIDE_AREA)
+        ordered = [s for s in ordered if plausible(s.a + s.b * ks)]
     best = ordered[0]
     # the same values printed in thousands (844 km and 844000 m, read from one word with its
     # raised zeros or without) name the grid alike: not a runner-up
