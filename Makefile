@@ -15,15 +15,15 @@ export QT_QPA_PLATFORM ?= offscreen
 # precedence); xvfb and xauth give a virtual display for screenshots of a real QGIS window.
 APT_PACKAGES := python3-qgis qgis-providers python3-gdal gdal-bin python3-venv python3-pip \
 	python3-numpy python3-scipy python3-matplotlib python3-pyproj python3-pil \
-	pyqt5-dev-tools qttools5-dev-tools fonts-dejavu-core fonts-liberation2 fonts-ebgaramond zip \
+	pyqt5-dev-tools qttools5-dev-tools fonts-dejavu-core fonts-liberation2 fonts-ebgaramond fonts-paratype fonts-crosextra-caladea zip \
 	qgis python3-opencv python3-skimage python3-tqdm xvfb xauth tesseract-ocr tesseract-ocr-eng
 
 BENCHES := metrics textdet chamfer-ap chart synth graticule georef georef-accuracy maparea blocks faults \
-	scale grid-labels real-shapes
+	scale real-shapes zero-input
 
 .PHONY: install system-packages test lint demo bench $(addprefix bench-,$(BENCHES)) zip \
 	transup transcompile docs screenshots train-blocks-net train-blocks-net-v2 train-edges-net train-edges-net-base train-edges-net-whole-left \
-	train-digit-net crossval-real-edges clean
+	train-numeral-net crossval-real-edges clean
 
 install: system-packages $(STAMP)
 
@@ -123,12 +123,30 @@ train-edges-net-whole-left: install $(KEPT_EDGE_BASE)
 		--lr 5e-4 --steps 4000 --minutes 40 --threads 1 \
 		--out bench-output/edge_net_whole_left.onnx
 
-# Dev only: retrain core/georef/models/digit_net.onnx, the figure reader of grid labels, on
-# labels rendered in the synth fonts (torch, CPU; fixed seeds and steps; about 20 min on a
-# loaded 2-core machine). Card: core/georef/models/DIGIT_MODEL.md.
-train-digit-net: install
+# Dev only: retrain core/gridlabels/models/numeral_net.onnx, the numeral reader of grid
+# values, on numerals rendered in the fonts Debian ships (torch, CPU; fixed seeds and steps).
+# The training fonts are dev-only packages; fonts-paratype and fonts-crosextra-caladea (the
+# held-out benchmark styles) are never drawn. Card: core/gridlabels/models/NUMERAL_MODEL.md.
+TRAIN_FONTS := fonts-linuxlibertine fonts-texgyre fonts-oldstandard fonts-lmodern fonts-cmu \
+	fonts-junicode fonts-freefont-otf fonts-sil-gentium fonts-adf-accanthis fonts-adf-baskervald \
+	fonts-roboto fonts-open-sans fonts-croscore fonts-cardo fonts-sil-charis fonts-gfs-didot \
+	fonts-gfs-bodoni-classic
+# Three stages (about 1.5 h on 2 idle cores): rendered numerals (the step-2000 snapshot of a
+# 4000-step schedule), then turned words and map words read as nothing, then half real
+# labels of the three shared Jacoubet sheets (../shared; tools/real_label_crops.py).
+NUMERAL_WORK := bench-output/numeral
+train-numeral-net: install
+	@tools/install-system-packages.sh $(TRAIN_FONTS)
 	$(PIP) install -c constraints.txt -r requirements-train.txt
-	$(PYTHON) -m tools.train_digit_net --steps 1000 --batch 32
+	mkdir -p $(NUMERAL_WORK)
+	$(PYTHON) -m tools.train_numeral_net --steps 4000 --out $(NUMERAL_WORK)/stage1.onnx
+	$(PYTHON) -m tools.real_label_crops $(NUMERAL_WORK)/stage1.step2000.onnx $(NUMERAL_WORK)/real_labels.npz
+	$(PYTHON) -m tools.train_numeral_net --init $(NUMERAL_WORK)/stage1.step2000.onnx \
+		--steps 3000 --lr 1.5e-3 --out $(NUMERAL_WORK)/stage2.onnx
+	$(PYTHON) -m tools.train_numeral_net --init $(NUMERAL_WORK)/stage2.onnx \
+		--real $(NUMERAL_WORK)/real_labels.npz --real-sheets 020,021,049 --real-share 0.5 \
+		--real-turned 0.05 --steps 900 --lr 1e-3 --snapshot-every 0 \
+		--out core/gridlabels/models/numeral_net.onnx
 
 # Dev only: two-fold cross-validation of a learned edge map on the real 1925 crop (torch, CPU;
 # about 30 min). An experiment on the closed-shapes test set; no model is committed.

@@ -347,10 +347,17 @@ def _cluster_lost(sheets: Sheets, work: Path, name: str, kill: str) -> Result:
                      "--scheduler", address], work / "logs", env)
         first = _wait_for(lambda: " intersections" in run.stdout(), run, 120, 0.01)
         res.check(bool(first), "no sheet finished before the fault")
-        scheduler, workers = _loopback_pids(folder)
-        for pid in scheduler if kill == "scheduler" else workers:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
+        # killed again for a few seconds: a nanny may start a new worker process between
+        # the listing and the kill (seen on a loaded machine: the run then went on, waiting)
+        end = time.monotonic() + 3.0
+        while True:
+            scheduler, workers = _loopback_pids(folder)
+            for pid in scheduler if kill == "scheduler" else workers:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+            if time.monotonic() > end:
+                break
+            time.sleep(0.2)
         t0 = time.monotonic()
         rc = run.wait(120)
         took = time.monotonic() - t0

@@ -1,7 +1,7 @@
 """ONNX networks shipped with the project, read with OpenCV DNN once per process.
 
 Both small networks (the blocks and edge networks of :mod:`core.blocks.net`, the figure
-reader of :mod:`core.georef.digit_net`) are files in the installed plugin; a missing or
+reader of :mod:`core.gridlabels.numerals`) are files in the installed plugin; a missing or
 damaged file is an installation problem, so the error asks to reinstall (or retrain).
 """
 

@@ -104,8 +104,8 @@ def georeference_for_review(options: dict, progress: Progress | None) -> ReviewO
     """Georeference a sheet (``options`` as for :func:`georeference`) to review it: its run
     opened for review, or, when the labels name nothing (core's refusal, which carries the
     detection), the refused sheet with what was read."""
-    from ..core.georef.label_fit import LabelsUnreadableError
     from ..core.georef.review import open_review, refused_review
+    from ..core.gridlabels import LabelsUnreadableError
 
     try:
         outcome = georeference(options, progress)

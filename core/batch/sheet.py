@@ -42,6 +42,9 @@ class SheetReport:
         Graticule intersections found.
     rmse_px : float or None
         RMS residual of the fitted transform, pixels (georeferencing).
+    certainty : float or None
+        The margin of the grid values read over the runner-up (natural-log units), when
+        the labels printed on the sheet named the grid (georeferencing).
     warnings : tuple of str
         Warnings about the result.
     """
@@ -50,6 +53,7 @@ class SheetReport:
     intersections: int | None = None
     rmse_px: float | None = None
     warnings: tuple[str, ...] = ()
+    certainty: float | None = None
 
 
 @dataclass(frozen=True)

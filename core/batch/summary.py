@@ -23,7 +23,7 @@ SUMMARY_CSV = "summary.csv"
 SUMMARY_HTML = "summary.html"
 THUMBS_DIR = "summary-thumbs"
 COLUMNS = ("sheet", "status", "seconds", "cpu_seconds", "intersections", "rmse_px",
-           "warnings", "error", "worker", "peak_mb", "thumbnail")
+           "certainty", "warnings", "error", "worker", "peak_mb", "thumbnail")
 _WARNING_SEPARATOR = " | "
 
 
@@ -62,7 +62,8 @@ def carried_over(outcome: Outcome, row: dict[str, str] | None) -> Outcome:
     warnings = tuple(w for w in (row.get("warnings") or "").split(_WARNING_SEPARATOR) if w)
     return replace(outcome, report=SheetReport(intersections=num("intersections", int),
                                                rmse_px=num("rmse_px", float),
-                                               warnings=warnings),
+                                               warnings=warnings,
+                                               certainty=num("certainty", float)),
                    seconds=num("seconds", float), cpu_seconds=num("cpu_seconds", float),
                    worker=row.get("worker") or "", peak_mb=num("peak_mb", float))
 
@@ -75,6 +76,7 @@ def _row(o: Outcome, folder: Path) -> dict[str, str]:
             "cpu_seconds": "" if o.cpu_seconds is None else f"{o.cpu_seconds:.2f}",
             "intersections": "" if r.intersections is None else str(r.intersections),
             "rmse_px": "" if r.rmse_px is None else f"{r.rmse_px:.3f}",
+            "certainty": "" if r.certainty is None else f"{r.certainty:.1f}",
             "warnings": _WARNING_SEPARATOR.join(r.warnings), "error": o.error,
             "worker": o.worker, "peak_mb": "" if o.peak_mb is None else f"{o.peak_mb:.0f}",
             "thumbnail": thumb.relative_to(folder).as_posix() if thumb.is_file() else ""}
@@ -112,7 +114,8 @@ def _html(rows: Sequence[dict[str, str]], title: str) -> str:
              + (f", {counts['stopped']} not finished (the run was stopped)"
                 if counts["stopped"] else "") + ".</p>",
              "<table><tr><th>sheet</th><th>status</th><th>seconds</th><th>intersections</th>"
-             "<th>RMSE px</th><th>warnings or error</th><th>thumbnail</th></tr>"]
+             "<th>RMSE px</th><th>certainty</th><th>warnings or error</th>"
+             "<th>thumbnail</th></tr>"]
     for r in rows:
         notes = [e(w) for w in r["warnings"].split(_WARNING_SEPARATOR) if w]
         if r["error"]:
@@ -121,6 +124,7 @@ def _html(rows: Sequence[dict[str, str]], title: str) -> str:
                  if r["thumbnail"] else "")
         lines.append(f'<tr><td>{e(r["sheet"])}</td><td class="{r["status"]}">{r["status"]}'
                      f'</td><td>{r["seconds"]}</td><td>{r["intersections"]}</td>'
-                     f'<td>{r["rmse_px"]}</td><td>{"<br>".join(notes)}</td><td>{thumb}</td></tr>')
+                     f'<td>{r["rmse_px"]}</td><td>{r["certainty"]}</td>'
+                     f'<td>{"<br>".join(notes)}</td><td>{thumb}</td></tr>')
     lines.append("</table></body></html>")
     return "\n".join(lines) + "\n"

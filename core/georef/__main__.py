@@ -114,10 +114,25 @@ def _run_one(input_path: Path, args: argparse.Namespace, outdir: Path | None) ->
                 if result.report["summary"]["redundancy"] > 0 else
                 "no redundancy, accuracy unknown (see the warning)")
     lines = [f"{input_path.name}: {result.transform.kind}, {used} of {n} GCPs used, {accuracy}"]
+    sheet = result.report["sheet"]
+    scale = (f", 1:{sheet['scale_if_300_dpi']:,} if scanned at 300 dpi"
+             if sheet["scale_if_300_dpi"] else "")
+    lines.append(f"  sheet: 1 px = {sheet['pixel_size']:.4g} {unit}, north "
+                 f"{sheet['north_deg']:.1f} degrees clockwise from up{scale}")
+    lab = result.labelling
+    if lab is not None and lab.source == "labels" and lab.certainty:
+        fams = lab.certainty["families"]
+        lines.append("  grid values read: " + "; ".join(
+            f"{name} {fams[name]['best']}" for name in ("columns", "rows"))
+            + f"; certainty {lab.certainty['margin']:.1f} (refused below "
+              f"{lab.certainty['threshold']:g}), runner-up "
+            + "; ".join(f"{name} {fams[name]['runner_up']}" for name in ("columns", "rows")))
     lines += [f"  warning: {w}" for w in warnings]
     lines += [f"  {path}" for path in result.outputs.values()]
+    margin = lab.certainty["margin"] if lab is not None and lab.certainty else None
     return SheetReport(text="\n".join(lines), intersections=n,
-                       rmse_px=float(result.rmse_px), warnings=tuple(warnings))
+                       rmse_px=float(result.rmse_px), warnings=tuple(warnings),
+                       certainty=margin)
 
 
 def _sheet_dir(image: Path, parent: Path | None) -> Path:

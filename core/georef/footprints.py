@@ -37,6 +37,7 @@ import numpy as np
 from ..atomic import atomic_output
 from ..batch.summary import read_previous
 from ..errors import InputError
+from ..gridlabels.reader import SURE_MARGIN, margin_of
 from . import crs as crsmod
 from .allmaps import mask_polygon
 from .transforms import fit_transform
@@ -50,8 +51,9 @@ FOOTPRINTS_NAME = "footprints.gpkg"
 OVERLAP_SHARE = 0.2
 #: A gap inside the atlas is a hole when larger than this share of the median sheet area.
 HOLE_SHARE = 0.05
-#: A placed sheet is uncertain when its labelling's certainty is below this.
-UNCERTAIN_BELOW = 0.9
+#: A placed sheet is uncertain when its labelling's margin over the runner-up is below this
+#: (natural-log units; :data:`core.gridlabels.reader.SURE_MARGIN`).
+UNCERTAIN_BELOW = SURE_MARGIN
 #: Longest edge of a footprint before it is transformed, pixels.
 DENSIFY_PX = 50.0
 _SEPARATOR = " | "
@@ -139,9 +141,10 @@ def _uncertainty(report: dict, transform) -> list[str]:
     """Why a placed sheet is uncertain (empty: it is not)."""
     labelling = report.get("labelling") or {}
     reasons = []
-    certainty = labelling.get("certainty")
+    certainty = margin_of(labelling.get("certainty"))
     if certainty is not None and certainty < UNCERTAIN_BELOW:
-        reasons.append(f"labelling certainty {certainty:.2f}")
+        reasons.append(f"labelling margin {certainty:.1f} over the runner-up (sure from "
+                       f"{UNCERTAIN_BELOW:g})")
     reasons += list(labelling.get("warnings") or [])
     if (report.get("summary") or {}).get("redundancy", 1) <= 0:
         reasons.append("no redundancy: the RMSE says nothing")
@@ -172,7 +175,7 @@ def sheet_footprint(report: dict, name: str | None = None) -> Footprint:
                      polygon=transform.forward(densify(outline)),
                      status="uncertain" if reasons else "placed",
                      rmse_px=summary.get("rmse_px"), rmse_map=summary.get("rmse_map"),
-                     certainty=labelling.get("certainty"),
+                     certainty=margin_of(labelling.get("certainty")),
                      warnings=list(report.get("warnings") or []), reasons=reasons,
                      area_from=area_from)
 

@@ -22,7 +22,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import InputError, option
-from ..graticule.result import GraticuleResult, LineFamily
+from ..graticule.result import (  # noqa: F401 (index_shift re-exported)
+    GraticuleResult,
+    LineFamily,
+    fractional_index,
+    index_shift,
+    snap_to_grid,
+)
 from ..limits import MAX_MAP_COORD, MAX_PIXEL_COORD, coordinate_problem
 
 #: Detection results use core's default pixel convention (integer coordinates are pixel
@@ -88,7 +94,10 @@ class Labelling:
         warnings: sentences for the report.
         source: "anchors" or "labels" (the grid values printed on the sheet were read).
         labels: with "labels", one record per word read (see
-            :func:`core.georef.label_fit.label_records`).
+            :attr:`core.gridlabels.GridLabelling.labels`).
+        certainty: with "labels", the margins of the values read over the runner-up
+            (:attr:`core.gridlabels.GridLabelling.certainty`).
+        seconds: with "labels", how long reading them took (wall clock).
     """
 
     orientation: np.ndarray
@@ -102,6 +111,8 @@ class Labelling:
     warnings: list[str] = field(default_factory=list)
     source: str = "anchors"
     labels: list[dict] = field(default_factory=list)
+    certainty: dict | None = None
+    seconds: float | None = None
 
     def grid_coordinates(self, index: np.ndarray) -> np.ndarray:
         """Grid coordinates ``(N, 2)`` of ``(N, 2)`` (column, row) indices."""
@@ -119,40 +130,15 @@ class Labelling:
                             for k, (a, idx) in enumerate(zip(self.anchors, self.anchor_index,
                                                              strict=True))],
                 "warnings": list(self.warnings), "source": self.source,
-                "labels": list(self.labels)}
+                "labels": list(self.labels), "certainty": self.certainty,
+                "candidates": _candidates(self.certainty), "seconds": self.seconds}
 
 
-def _family_index(family: LineFamily, pixel_xy: np.ndarray) -> np.ndarray:
-    t = np.radians(family.normal_angle_deg)
-    pos = pixel_xy[:, 0] * np.cos(t) + pixel_xy[:, 1] * np.sin(t)
-    return (pos - family.offset_px) / family.spacing_px
+def _candidates(certainty: dict | None) -> list[dict]:
+    """Each family's best reading and runner-up (:func:`core.gridlabels.reader.candidates_of`)."""
+    from ..gridlabels.reader import candidates_of
 
-
-def fractional_index(result: GraticuleResult, pixel_xy: np.ndarray) -> np.ndarray:
-    """Fractional (column, row) grid index of pixel positions, from the two line families,
-    numbered like ``result.index``."""
-    pts = np.asarray(pixel_xy, dtype=np.float64).reshape(-1, 2)
-    frac = np.column_stack([_family_index(result.columns, pts), _family_index(result.rows, pts)])
-    return frac - index_shift(result)
-
-
-def index_shift(result: GraticuleResult) -> np.ndarray:
-    """(column, row) shift from detection indices to the families' line numbers k
-    (``offset + k * spacing``): k = index + shift; (0, 0) as detection numbers them."""
-    if not len(result):
-        return np.zeros(2, np.int64)
-    # Detection numbers the lines like the families; if it ever numbered them from another
-    # origin, shift by the commonest difference so anchors snap consistently.
-    own = np.column_stack([_family_index(result.columns, result.points),
-                           _family_index(result.rows, result.points)])
-    diff = np.round(own).astype(np.int64) - result.index
-    values, counts = np.unique(diff, axis=0, return_counts=True)
-    return values[np.argmax(counts)]
-
-
-def snap_to_grid(result: GraticuleResult, pixel_xy: np.ndarray) -> np.ndarray:
-    """(column, row) int index of the grid node nearest each pixel position."""
-    return np.round(fractional_index(result, pixel_xy)).astype(np.int64)
+    return candidates_of(certainty) if certainty else []
 
 
 def check_anchor_distances(result: GraticuleResult, pixel_xy: np.ndarray,

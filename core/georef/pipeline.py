@@ -6,9 +6,8 @@ coordinates are pixel centres) are shifted by half a pixel on the way in.
 
 Steps: detect the graticule (or take a given :class:`GraticuleResult`), name the
 intersections from anchors or known GCPs (:mod:`.grid_labels`) or, when none is given,
-from the grid values printed in the margins (:mod:`.label_reader`, :mod:`.label_fit`; with
-``spacing``, small old-style figures by checking hypotheses, :mod:`.label_verify`; else
-the values printed along the lines inside the map, :mod:`.label_inside`), reproject
+from the grid values printed on the sheet (:func:`core.gridlabels.read_grid_labels`, which
+refuses with the candidates when they do not name the grid surely), reproject
 their grid coordinates to the output CRS, fit the transform while leaving out outliers
 (:mod:`.robust`), then write into OUTDIR (default ``<stem>_georef/`` beside the input):
 
@@ -44,6 +43,8 @@ from ..corrupt_jpeg import gdal_reads_checked
 from ..errors import InputError, NoGraticuleError, option
 from ..formats.qgis_points import GroundControlPoints, read_points_file, write_points_file
 from ..graticule.result import GraticuleResult
+from ..gridlabels import LabelsUnreadableError, read_grid_labels
+from ..gridlabels.orient import north_word
 from ..imageio import check_jpeg_data, check_readable_file, image_size
 from ..mapseg_names import mask_for_input, sheet_id
 from ..outputs import check_outputs, write_errors
@@ -60,8 +61,6 @@ from .grid_labels import (
     label_intersections,
     parse_anchor,
 )
-from .label_fit import LabelsUnreadableError
-from .label_verify import labelling_from_labels
 from .robust import METHODS, robust_fit
 from .transforms import (
     GDAL_ORDER,
@@ -282,12 +281,15 @@ def _points_file(gcps, inp: Path, keep_disabled: bool = False
 def _labelled_detections(inp: Path, area: str | None, area_mask: AreaMask,
                          anchors: list[Anchor],
                          spacing: float | None, graticule: GraticuleResult | None,
-                         detect: Detector | None, progress: ProgressCallback | None
+                         detect: Detector | None, progress: ProgressCallback | None,
+                         grid_crs=None, debug_picture: Path | None = None
                          ) -> tuple[np.ndarray, np.ndarray, float, Labelling,
                                     GraticuleResult]:
     """Detected intersections (GCP pixel convention), their grid coordinates, the cell size
     in pixels, the labelling (from the anchors, or from the labels printed on the sheet when
-    there is none; ``spacing`` None: the step the labels give) and the detection."""
+    there is none, :func:`core.gridlabels.read_grid_labels`; ``spacing`` None: the step the
+    labels give) and the detection. ``debug_picture``: where the labels picture goes when
+    the labels are refused (the only file such a run writes)."""
     if graticule is None:
         detector = detect or _load_detector()
         graticule = detector(str(inp), area, progress=sub_progress(progress, 0.0, 0.5))
@@ -300,10 +302,17 @@ def _labelled_detections(inp: Path, area: str | None, area_mask: AreaMask,
     else:
         report(progress, 0.45, "reading the grid labels")
         try:
-            labelling = labelling_from_labels(inp, graticule, spacing)
+            read = read_grid_labels(inp, graticule, crs=grid_crs, spacing=spacing)
         except LabelsUnreadableError as refused:
             refused.graticule = graticule   # what a review shows beside the labels read
+            if debug_picture is not None:
+                _write_labels_picture(inp, debug_picture, refused.labels)
             raise
+        n = read.naming
+        labelling = Labelling(orientation=n.orientation, origin=n.origin, spacing=n.spacing,
+                              north_in_image=north_word(n.north), mirrored=False,
+                              warnings=read.warnings, source="labels", labels=read.labels,
+                              certainty=read.certainty, seconds=round(read.seconds, 3))
         grid = labelling.grid_coordinates(graticule.index)
     pixel = graticule.points + CENTRE_TO_CORNER  # detection -> GDAL/QGIS convention
     return (pixel, grid, _cell_size_px(pixel, grid, labelling.spacing, graticule), labelling,
@@ -541,7 +550,8 @@ def georeference(input_path: str | os.PathLike, crs: str, *, grid_crs: str | Non
                             for k, (p, g) in enumerate(zip(known.pixel_xy, kgrid,
                                                            strict=True))]
         pixel, grid, cell_px, labelling, graticule = _labelled_detections(
-            inp, searched, area_mask, anchor_list, spacing, graticule, detect, progress)
+            inp, searched, area_mask, anchor_list, spacing, graticule, detect, progress,
+            g_crs, (out / f"{inp.stem}.labels.png") if debug else None)
     report(progress, 0.5, "GCPs ready")
 
     # ---- robust fit (degeneracy is judged in grid coordinates, where lines are exact)
@@ -553,7 +563,7 @@ def georeference(input_path: str | os.PathLike, crs: str, *, grid_crs: str | Non
 
     # ---- outputs
     outputs = _output_paths(out, inp, fitted.is_affine, iiif is not None)
-    if debug and labelling is not None and labelling.labels:
+    if debug and labelling is not None and labelling.source == "labels":
         outputs["labels"] = out / f"{inp.stem}.labels.png"
     result = GeorefResult(outputs=outputs,
                           transform=fitted, inliers=inliers, pixel_xy=pixel, map_xy=mapxy,
@@ -577,6 +587,13 @@ def georeference(input_path: str | os.PathLike, crs: str, *, grid_crs: str | Non
     _write_outputs(result, inp, mask_path, resampling, overviews, progress, cog=cog,
                    annotation=annotation)
     return result
+
+
+def _write_labels_picture(inp: Path, path: Path, labels: list[dict]) -> None:
+    """The ``--debug`` labels picture of a refused reading (written alone, atomically)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_outputs([path]) as (tmp,):
+        tmp.write_bytes(rep.labels_picture_png(inp, image_size(inp), labels))
 
 
 def _output_paths(out: Path, inp: Path, affine: bool, iiif: bool = False) -> dict[str, Path]:
@@ -611,6 +628,7 @@ def _report_dict(r: GeorefResult, inp: Path, size: tuple[int, int], mask_path: P
                       "geotransform": None if t.geotransform is None else list(t.geotransform),
                       "pixel_size": t.pixel_size(),
                       "resampling": None if t.is_affine else resampling},
+        "sheet": _sheet_geometry(t, out_crs),
         "robust": {"method": outliers, "threshold_px": r.threshold_px,
                    "rejected": [i + 1 for i in r.rejected],
                    "disabled": [] if r.disabled is None else
@@ -625,6 +643,25 @@ def _report_dict(r: GeorefResult, inp: Path, size: tuple[int, int], mask_path: P
         "outputs": {k: str(v) for k, v in r.outputs.items()},
         "warnings": r.warnings,
     }
+
+
+#: Metres per pixel of a scan at 300 dots per inch (the scale a pixel size implies).
+PIXEL_300_DPI_M = 0.0254 / 300
+
+
+def _sheet_geometry(t: FittedTransform, out_crs) -> dict:
+    """What the fit implies of the sheet: a pixel's size on the ground (output-CRS units and
+    metres), where north points (degrees clockwise from up) and the map's scale if the sheet
+    was scanned at 300 dpi (an order of magnitude to check against the sheet's own)."""
+    size = t.pixel_size()
+    try:
+        factor = float(out_crs.axis_info[0].unit_conversion_factor or 0.0)
+    except (IndexError, AttributeError):
+        factor = 0.0
+    geographic = bool(getattr(out_crs, "is_geographic", False))
+    metres = size * factor if factor and not geographic else None
+    return {"pixel_size": size, "pixel_size_m": metres, "north_deg": round(t.north_deg(), 3),
+            "scale_if_300_dpi": None if metres is None else round(metres / PIXEL_300_DPI_M)}
 
 
 def _write_outputs(r: GeorefResult, inp: Path, mask_path: Path | None, resampling: str,

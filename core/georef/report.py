@@ -103,7 +103,8 @@ def residual_plot_png(image_path: Path | None, image_size: tuple[int, int],
 def labels_picture_png(image_path: Path, image_size: tuple[int, int],
                        labels: list[dict]) -> bytes:
     """PNG bytes of a reduced copy of the sheet with every grid label read boxed (green:
-    used, red: left out) and its text, for ``--debug``."""
+    used, red: left out) and its text, a left-out one with why in short (``short``: the
+    value expected there, or that its family formed no sequence), for ``--debug``."""
     import cv2
 
     w, h = image_size
@@ -114,7 +115,8 @@ def labels_picture_png(image_path: Path, image_size: tuple[int, int],
         x0, y0, x1, y1 = (round(v / reduce) for v in lab["box"])
         colour = (0, 160, 0) if lab["used"] else (0, 0, 220)
         cv2.rectangle(img, (x0 - 2, y0 - 2), (x1 + 2, y1 + 2), colour, 2)
-        cv2.putText(img, lab["text"], (x0, max(12, y0 - 6)), cv2.FONT_HERSHEY_SIMPLEX, 0.5,
+        note = lab["text"] if lab["used"] else f"{lab['text']} ({lab.get('short') or 'left out'})"
+        cv2.putText(img, note, (x0, max(12, y0 - 6)), cv2.FONT_HERSHEY_SIMPLEX, 0.5,
                     colour, 1, cv2.LINE_AA)
     ok, buf = cv2.imencode(".png", img)
     if not ok:

@@ -37,6 +37,7 @@ import numpy as np
 from ..errors import InputError
 from ..formats.qgis_points import GroundControlPoints, read_points_file
 from ..graticule.result import GraticuleResult
+from ..gridlabels.reader import margin_of
 from ..progress import ProgressCallback
 from . import crs as crsmod
 from .grid_labels import CENTRE_TO_CORNER, Anchor, label_intersections
@@ -431,7 +432,7 @@ def _from_report(path: Path) -> Review:
                   mask=mask if mask is not None and mask.is_file() else None,
                   crossings=pixel.copy(), spacing=report.get("spacing"),
                   labels=list(labelling.get("labels") or []),
-                  certainty=labelling.get("certainty"),
+                  certainty=margin_of(labelling.get("certainty")),
                   candidates=list(labelling.get("candidates") or []),
                   warnings=list(report.get("warnings") or []), source=path)
 
@@ -469,7 +470,7 @@ def refused_review(sheet: str | os.PathLike, refusal: InputError, *, crs: str,
     sheet : path
         The scanned sheet.
     refusal : InputError
-        The refusal (``core.georef.label_fit.LabelsUnreadableError``): its ``labels``,
+        The refusal (``core.gridlabels.LabelsUnreadableError``): its ``labels``,
         the ``graticule`` it carries, and a ``certainty`` and ``candidates`` when the
         reader gives them, are read when present.
     crs, grid_crs : str

@@ -184,6 +184,17 @@ class FittedTransform:
         jac = np.column_stack([(q[1] - q[0]) / h, (q[2] - q[0]) / h])
         return float(np.sqrt(abs(np.linalg.det(jac))))
 
+    def north_deg(self) -> float:
+        """Where grid north points on the image at the centre of the GCPs, in degrees
+        clockwise from up (x right, y down): 0 for a north-up sheet, 90 north to the
+        right."""
+        c = self.pixel_xy.mean(axis=0)
+        h = max(1.0, float(np.ptp(self.pixel_xy, axis=0).max()) * 1e-3)
+        q = self.forward(np.array([c, c + np.array([h, 0.0]), c + np.array([0.0, h])]))
+        jac = np.column_stack([(q[1] - q[0]) / h, (q[2] - q[0]) / h])
+        nx, ny = np.linalg.solve(jac, np.array([0.0, 1.0]))
+        return float(np.degrees(np.arctan2(nx, -ny)) % 360.0)
+
 
 # --------------------------------------------------------------------------- fitting
 

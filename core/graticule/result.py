@@ -87,3 +87,37 @@ class GraticuleResult:
         v = self.visible
         return GraticuleResult(self.points[v], self.index[v], self.confidence[v], self.columns,
                                self.rows, self.image_size, self.visible[v])
+
+
+def family_index(family: LineFamily, pixel_xy: np.ndarray) -> np.ndarray:
+    """Fractional line number of pixel positions ``(N, 2)`` in ``family``'s numbering."""
+    t = np.radians(family.normal_angle_deg)
+    pos = pixel_xy[:, 0] * np.cos(t) + pixel_xy[:, 1] * np.sin(t)
+    return (pos - family.offset_px) / family.spacing_px
+
+
+def fractional_index(result: GraticuleResult, pixel_xy: np.ndarray) -> np.ndarray:
+    """Fractional (column, row) grid index of pixel positions, from the two line families,
+    numbered like ``result.index``."""
+    pts = np.asarray(pixel_xy, dtype=np.float64).reshape(-1, 2)
+    frac = np.column_stack([family_index(result.columns, pts), family_index(result.rows, pts)])
+    return frac - index_shift(result)
+
+
+def index_shift(result: GraticuleResult) -> np.ndarray:
+    """(column, row) shift from detection indices to the families' line numbers k
+    (``offset + k * spacing``): k = index + shift; (0, 0) as detection numbers them."""
+    if not len(result):
+        return np.zeros(2, np.int64)
+    # Detection numbers the lines like the families; if it ever numbered them from another
+    # origin, shift by the commonest difference so anchors snap consistently.
+    own = np.column_stack([family_index(result.columns, result.points),
+                           family_index(result.rows, result.points)])
+    diff = np.round(own).astype(np.int64) - result.index
+    values, counts = np.unique(diff, axis=0, return_counts=True)
+    return values[np.argmax(counts)]
+
+
+def snap_to_grid(result: GraticuleResult, pixel_xy: np.ndarray) -> np.ndarray:
+    """(column, row) int index of the grid node nearest each pixel position."""
+    return np.round(fractional_index(result, pixel_xy)).astype(np.int64)

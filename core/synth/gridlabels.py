@@ -17,7 +17,12 @@ Styles (``SheetParams.margin_labels``):
   figures, labels on all four sides, each read from outside the frame (northings on the
   left read upwards, on the right downwards);
 - ``inside``: no margin labels; the values printed along the grid lines inside the map
-  (:mod:`.gridlabels_inside`).
+  (:mod:`.gridlabels_inside`);
+- ``plain`` and ``plain-km``: held-out styles (no figure reader is trained or tuned on
+  them): the value in metres (``6869000``) or in kilometres (``6869``) in PT Serif, PT Sans
+  or Caladea (Debian fonts-paratype, fonts-crosextra-caladea), every label upright on the sheet
+  whatever the grid's angle (on a grid turned a quarter, the eastings stand by the left and
+  right sides of the frame, the northings above and below it).
 
 Easting labels stand upright (on a tilted grid, turned with it); northing labels are turned
 a quarter counter-clockwise (reading upwards) when ``label_turned``, else upright too. Each
@@ -56,6 +61,8 @@ def label_text(value: float, style: str) -> str:
         return str(round(v / 1000))
     if style == "km":
         return f"{round(v / 1000)} km"
+    if style == "plain-km":
+        return str(round(v / 1000))
     if style == "raised":
         return str(v)
     if style in ("unsigned", "oldstyle"):
@@ -105,6 +112,7 @@ def draw_grid_labels(ink: np.ndarray, frame: Polygon, lines: list[GridLine],
         return draw_inside_labels(ink, frame, lines, affine, p, rng, letters, red)
     h_img, w_img = ink.shape
     old = p.margin_labels == "oldstyle"
+    upright = p.margin_labels in ("plain", "plain-km")
     size = p.label_size_px * p.content_scale * (OLDSTYLE_SIZE if old else 1.0)
     gap = (OLDSTYLE_GAP if old else 0.4) * size + p.frame_width_px
     font = "oldstyle" if old else p.label_font
@@ -127,6 +135,8 @@ def draw_grid_labels(ink: np.ndarray, frame: Polygon, lines: list[GridLine],
             continue
         text = label_text(line.value, p.margin_labels)
         angle = east - 90.0 if (line.axis == 1 and (p.label_turned or old)) else east
+        if upright:
+            angle = 0.0                      # upright on the sheet, not turned with the grid
         if old:
             if line.axis == 1 and side == 1:
                 angle = east + 90.0          # read from outside the frame: downwards

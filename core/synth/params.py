@@ -19,7 +19,9 @@ from ..errors import InputError
 #: Styles of the grid values printed in the margins (:mod:`.gridlabels`), or inside the map
 #: along the lines (``inside``: :mod:`.gridlabels_inside`).
 LABEL_STYLES = ("none", "full", "grouped", "thousands", "km", "raised", "unsigned", "oldstyle",
-                "inside")
+                "inside", "plain", "plain-km")
+#: The label fonts of the held-out styles ``plain`` and ``plain-km`` (never trained on).
+PLAIN_LABEL_FONTS = ("pt-serif", "pt-sans", "caladea")
 
 PARIS_GRID_CRS = ("+proj=omerc +gamma=0.00047289 +lonc=2.33652533 +lon_0=2.33652533 "
                   "+lat_0=48.83635864 +lat_ts=48.83635864 +x_0=0 +y_0=0 +ellps=GRS80 +no_defs")
@@ -298,6 +300,8 @@ def make_params(seed: int, size: int | tuple[int, int] = 10000, *,
     _one_of("style", style, STYLES)
     for k, v in {**STYLES[style], **overrides}.items():
         setattr(p, k, v)
+    if p.margin_labels in ("plain", "plain-km") and "label_font" not in overrides:
+        p.label_font = str(lab.choice(PLAIN_LABEL_FONTS))   # (drawn last: others unchanged)
     _validate(p)
     return p
 
@@ -347,6 +351,10 @@ def _validate(p: SheetParams) -> None:
                          "(0, 0) for solid outlines")
     if p.label_sides not in (2, 4):
         raise InputError(f"label_sides must be 2 or 4, not {p.label_sides}")
-    if p.label_font not in ("serif", "sans", "serif-bold", "serif-italic"):
+    if p.margin_labels in ("plain", "plain-km"):
+        if p.label_font not in PLAIN_LABEL_FONTS:
+            raise InputError(f"label_font of the plain styles must be one of "
+                             f"{', '.join(PLAIN_LABEL_FONTS)}, not {p.label_font!r}")
+    elif p.label_font not in ("serif", "sans", "serif-bold", "serif-italic"):
         raise InputError(f"label_font must be serif, sans, serif-bold or serif-italic, not "
                          f"{p.label_font!r}")

@@ -2,8 +2,9 @@
 
 Labels are rendered with Pillow TrueType fonts into small grey patches (255 = ink), turned to
 their angle and merged into an ink layer. Fonts come from the Debian packages
-fonts-dejavu-core, fonts-liberation2 and fonts-ebgaramond (old-style figures of grid labels,
-the ``garamond`` family of the held-out style); when none is found Pillow's built-in bitmap
+fonts-dejavu-core, fonts-liberation2, fonts-ebgaramond (old-style figures of grid labels,
+the ``garamond`` family of the held-out style), fonts-paratype and fonts-crosextra-caladea
+(the held-out grid-label styles); when none is found Pillow's built-in bitmap
 font is scaled instead, and the fonts actually used are reported.
 """
 
@@ -22,7 +23,9 @@ from . import draw
 FONT_DIRS = (Path("/usr/share/fonts/truetype/liberation2"),
              Path("/usr/share/fonts/truetype/liberation"),
              Path("/usr/share/fonts/truetype/dejavu"),
-             Path("/usr/share/fonts/opentype/ebgaramond"))
+             Path("/usr/share/fonts/opentype/ebgaramond"),
+             Path("/usr/share/fonts/truetype/paratype"),
+             Path("/usr/share/fonts/truetype/crosextra"))
 FONT_FILES = {
     "serif-italic": ("LiberationSerif-Italic.ttf", "DejaVuSerif-Italic.ttf"),
     "serif": ("LiberationSerif-Regular.ttf", "DejaVuSerif.ttf"),
@@ -34,6 +37,13 @@ FONT_FILES = {
     # old-style figures by default (engraved grid values of the 1830s)
     "oldstyle": ("EBGaramond12-Bold.otf", "EBGaramond12-Regular.otf", "DejaVuSerif-Bold.ttf"),
 }
+#: The fonts of the held-out label styles ``plain`` and ``plain-km`` (Debian fonts-paratype
+#: and fonts-crosextra-caladea): the numeral reader is never trained on them
+#: (tools/numeral_samples.py leaves them out), so a benchmark on them measures reading in
+#: typefaces nothing was tuned to.
+HELDOUT_LABEL_FONTS = {"pt-serif": ("PTF55F.ttf",), "pt-sans": ("PTS55F.ttf",),
+                       "caladea": ("Caladea-Regular.ttf",)}
+FONT_FILES.update(HELDOUT_LABEL_FONTS)
 _SANS = {"serif-italic": ("LiberationSans-Italic.ttf", "DejaVuSans-Oblique.ttf"),
          "serif": ("LiberationSans-Regular.ttf", "DejaVuSans.ttf"),
          "serif-bold": ("LiberationSans-Bold.ttf", "DejaVuSans-Bold.ttf"),
@@ -101,7 +111,7 @@ DISTRICT_ORDINALS = ["1er", "2e", "3e", "4e", "5e", "6e", "7e", "8e", "9e", "10e
 def find_font(style: str, family: str = "liberation") -> Path | None:
     """The first installed font file for ``style`` in ``family`` (see FAMILIES), or None.
     The ``oldstyle`` figures of grid labels are one font whatever the sheet's family."""
-    if style == "oldstyle":
+    if style == "oldstyle" or style in HELDOUT_LABEL_FONTS:
         names = FONT_FILES[style]
     else:
         names = FAMILIES[family][style] + (FONT_FILES[style] if family != "liberation" else ())

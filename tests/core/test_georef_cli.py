@@ -83,8 +83,8 @@ def test_errors_exit_2_with_one_line(tmp_path, capsys, monkeypatch):
         pix - 0.5, index, (1000, 900)))
     assert run_cli(main, [str(img), "--crs", "EPSG:2154"]) == 2   # noise: no label to read
     err = capsys.readouterr().err.strip()
-    assert err.startswith("error: the grid values printed on the sheet do not determine the "
-                          "grid") and "\n" not in err
+    assert err.startswith("error: the grid values printed on the sheet do not name the "
+                          "grid surely") and "\n" not in err
     assert "--anchor X,Y=E,N" in err and "--gcps FILE.points" in err
     _points(tmp_path / "plate.points", pix)
     assert run_cli(main, [str(img), "--crs", "EPSG:2154", "--gcps-only",

@@ -15,7 +15,6 @@ from core.georef import georeference
 from core.georef.__main__ import main as georef_cli
 from core.georef.crs import parse_crs, same_crs
 from core.georef.grid_labels import CENTRE_TO_CORNER, graticule_from_points
-from core.georef.label_fit import LabelsUnreadableError
 from core.georef.review import (
     ReviewPoints,
     name_crossings,
@@ -25,6 +24,7 @@ from core.georef.review import (
     refused_review,
     save_review,
 )
+from core.gridlabels import LabelsUnreadableError
 
 
 @pytest.fixture(scope="module")

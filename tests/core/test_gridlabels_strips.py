@@ -1,10 +1,11 @@
-"""core.georef.label_words: characters grouped into words, groups of linked items."""
+"""core.gridlabels.strips: characters grouped into words, groups of linked items, long strokes
+removed from a strip."""
 from __future__ import annotations
 
 import cv2
 import numpy as np
 
-from core.georef.label_words import find_words, group_boxes, linked_groups, strip_ink
+from core.gridlabels.strips import find_words, group_boxes, linked_groups, strip_ink
 
 
 def _ink(size: tuple[int, int], texts: list[tuple[str, tuple[int, int], float]]) -> np.ndarray:
@@ -73,15 +74,3 @@ def test_a_line_drawn_through_figures_is_removed_and_the_figures_kept_whole():
     # every figure is one piece across the line, not a top and a bottom half
     assert (tall >= 0.8 * h).sum() == 3 and (n - 1) == 3
     assert dark[mid, cols[0]:cols[-1]].max() > 0     # its darkness under the line is kept
-
-
-def test_a_word_too_long_for_a_grid_value_is_not_read():
-    """A value 7 heights long is read; a row of hatching 16 heights long is not."""
-    from core.georef.label_reader import LONGEST_WORD, _pick_words
-
-    ink = np.zeros((400, 101), np.uint8)
-    value = (np.array([44.0, 100.0, 58.0, 200.0]), 7, np.array([44.0, 100.0, 58.0, 200.0]))
-    hatching = (np.array([46.0, 0.0, 56.0, 10.0 * (LONGEST_WORD + 1)]), 30,
-                np.array([46.0, 0.0, 56.0, 10.0 * (LONGEST_WORD + 1)]))
-    picked = _pick_words([value, hatching], ink, 101)
-    assert [c for _, c, _ in picked] == [7]

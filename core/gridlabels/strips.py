@@ -1,13 +1,12 @@
-"""Words of figures in strips cut along grid lines: the geometry shared by the readers of
-grid values (:mod:`.label_reader` by the frame, :mod:`.label_inside` along the lines,
-:mod:`.label_verify` for old-style figures).
+"""Words of figures in strips cut along grid lines: the geometry the word finder of grid
+values uses (:mod:`.words`, by the frame and along the lines inside the map).
 
 A strip is cut turned so that the line runs up its middle; long straight strokes (the line,
 the frame, other lines) are removed from its ink, and the ink left is split into
 character-sized components joined into words.
 
 Pixel coordinates: x right, y down (integer values at pixel centres); strips in pixels of
-the sheet as read (:func:`.label_reader.sheet_gray`).
+the sheet as read (:func:`.words.sheet_gray`).
 """
 
 from __future__ import annotations

@@ -1,0 +1,421 @@
+"""``read_grid_labels``: from a sheet and its detected graticule to the naming of every
+grid line, with its certainty, from the grid values printed on the sheet.
+
+Steps: find the words by the frame (:mod:`.words`), read each both ways up with the
+numeral reader (:mod:`.numerals`), decode each family's most probable sequence of values
+and its margin over the runner-up (:mod:`.decode`); a family the words by the frame leave
+undetermined is decoded again with the words along the lines inside the map too; then
+decide which family is the easting, the signs and the units (:mod:`.orient`). Below
+:data:`MIN_MARGIN` (or with two namings the text and the CRS cannot separate) nothing is
+named: :class:`LabelsUnreadableError` says what was read, the best candidates and how to
+settle it.
+
+Pixel coordinates: x right, y down, full-resolution pixels (integer values at pixel
+centres, like detection).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import InputError, option
+from ..graticule.result import GraticuleResult
+from ..imageio import ImageLike
+from .decode import OUTSIDE_AREA, FamilyReading, Sequence, decode_family
+from .numerals import likely_strings, net_input, read_logits
+from .orient import (
+    KM_BELOW,
+    Naming,
+    area_of_use,
+    candidates,
+    node_extent,
+    plausible_values,
+    text_north,
+    within_area,
+)
+from .words import Word, inside_words, margin_words, sheet_gray
+
+FAMILIES = ("columns", "rows")
+#: A family's sequence is taken when its evidence beats the runner-up's by at least this
+#: (natural-log units: e**5, about 150 times likelier). Chosen on the tuning runs (the 30
+#: scan changes of the Jacoubet sheets, each read by the model that did not learn from it,
+#: and 30 generated sheets): no run there was placed wrong even with no threshold, and the
+#: right ones had margins from 0.4 to 56; confirmed on 48 others (docs/georef.md).
+MIN_MARGIN = 5.0
+#: A sheet named with a margin below this is "uncertain" (footprints, review): named, but
+#: worth a look.
+SURE_MARGIN = 2 * MIN_MARGIN
+#: A word is a label of its line when the sequence's string is at least this probable.
+USED_P = 0.3
+#: A side of the frame tells where the text's top points when its words read the values
+#: this much better (evidence) one way up than the other.
+WAY_MARGIN = 5.0
+
+
+@dataclass
+class GridLabelling:
+    """The naming read from the sheet.
+
+    Attributes
+    ----------
+    naming : Naming
+        ``grid = origin + spacing * P @ index`` and where north points.
+    labels : list of dict
+        One record per word read: ``box`` [x0, y0, x1, y1] (pixels), ``text``, ``value``,
+        ``family`` (columns or rows), ``line``, ``end``, ``confidence`` (0-100), ``up``,
+        ``used``, ``why`` and ``short`` (why in a few words, for a picture); ``inside``
+        True for words along the lines inside the map.
+    certainty : dict
+        ``margin`` (the smaller family margin, natural-log units), ``threshold``
+        (:data:`MIN_MARGIN`) and per family its best and runner-up sequences.
+    warnings : list of str
+    seconds : float
+        Reading time (wall clock).
+    """
+
+    naming: Naming
+    labels: list[dict]
+    certainty: dict
+    warnings: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+class LabelsUnreadableError(InputError):
+    """The grid values printed on the sheet do not name the grid surely. ``labels`` lists
+    what was read (as :attr:`GridLabelling.labels`), ``certainty`` the smaller family
+    margin (natural-log units) and ``candidates`` each family's best reading and runner-up
+    (:func:`candidates_of`)."""
+
+    def __init__(self, message: str, labels: list[dict], certainty: dict,
+                 field: str = "anchor"):
+        super().__init__(message, field=field)
+        self.labels = labels
+        self.certainty = certainty.get("margin")
+        self.candidates = candidates_of(certainty)
+
+
+def margin_of(certainty: dict | float | None) -> float | None:
+    """The margin of a labelling's certainty (a report's dict, or already a number)."""
+    if isinstance(certainty, dict):
+        return certainty.get("margin")
+    return certainty
+
+
+def candidates_of(certainty: dict) -> list[dict]:
+    """One record per family: ``family``, ``best`` and ``runner_up`` (the values read on
+    its first lines), ``margin`` and ``lines_read``."""
+    return [{"family": name, **{k: fam.get(k) for k in ("best", "runner_up", "margin",
+                                                        "lines_read")}}
+            for name, fam in (certainty.get("families") or {}).items()]
+
+
+def ask_anchor() -> str:
+    """The request that ends a refusal: how to settle which intersection is which."""
+    return (f"settle it with {option('anchor')} X,Y=E,N (one node's pixel position and "
+            f"grid coordinates) or {option('gcps')} FILE.points")
+
+
+def read_grid_labels(image: ImageLike, result: GraticuleResult, crs=None,
+                     spacing: float | None = None) -> GridLabelling:
+    """Name the detected grid from the values printed on the sheet.
+
+    Parameters
+    ----------
+    image : path or array
+        The sheet the detection ran on.
+    result : GraticuleResult
+        The detected graticule.
+    crs : pyproj.CRS, optional
+        The grid CRS: its area of use (when it has one) rules out namings whose nodes
+        fall outside it.
+    spacing : float, optional
+        The grid spacing in grid-CRS units, if known (a hint: the printed step must be
+        it or a thousandth of it).
+
+    Returns
+    -------
+    GridLabelling
+
+    Raises
+    ------
+    LabelsUnreadableError
+        The labels do not name the grid surely (an ``error:`` line that names the
+        candidates and asks for ``--anchor``).
+
+    Example
+    -------
+    >>> from core.graticule import detect_on_sheet              # doctest: +SKIP
+    >>> g = detect_on_sheet("sheet.jpg", "compute")             # doctest: +SKIP
+    >>> read_grid_labels("sheet.jpg", g, pyproj.CRS("EPSG:2154")).naming.spacing  # doctest: +SKIP
+    1000.0
+    """
+    start = time.perf_counter()
+    gray, reduce = sheet_gray(image, result)
+    steps = None if spacing is None else {spacing, spacing / 1000.0}
+    fits = plausible_values(area_of_use(crs))
+    words = margin_words(gray, reduce, result)
+    logp = _read(words)
+    reads = [_decode(words, logp, f, steps, fits) for f in (0, 1)]
+    where = "by the frame"
+    if any(not _sure(r) for r in reads):
+        more = inside_words(gray, reduce, result)
+        if more:
+            words, logp = words + more, np.concatenate([logp, _read(more)])
+            again = [_decode(words, logp, f, steps, fits) if not _sure(reads[f]) else reads[f]
+                     for f in (0, 1)]
+            if sum(map(_sure, again)) > sum(map(_sure, reads)):
+                reads, where = again, "by the frame and inside the map"
+    reads = _one_step(words, logp, reads, steps, fits)
+    certainty = _certainty(reads)
+    labels = _records(words, logp, reads)
+    unsure = [f for f in (0, 1) if not _sure(reads[f])]
+    outside = [f for f in unsure if reads[f].why == OUTSIDE_AREA]
+    if outside:
+        free = [_decode(words, logp, f, steps) for f in outside]
+        if all(_sure(r) for r in free):
+            shown = "; ".join(f"{FAMILIES[f]} {_sequence_text(r.best)}"
+                              for f, r in zip(outside, free, strict=True))
+            raise LabelsUnreadableError(
+                f"the grid values read ({shown}) fall outside the area of use of "
+                f"{_crs_name(crs)}: is it the CRS the grid is drawn in? give that one with "
+                f"{option('grid-crs')} (and the output CRS with {option('crs')})", labels,
+                certainty, field="grid-crs")
+    if unsure:
+        raise LabelsUnreadableError(
+            "the grid values printed on the sheet do not name the grid surely ("
+            + "; ".join(f"{FAMILIES[f]}: {_why(reads[f])}" for f in unsure)
+            + f"; {len(words)} words read {where}); " + ask_anchor(), labels, certainty)
+    naming, warnings = _orient(result, reads, words, crs, spacing, labels, certainty)
+    for f in (0, 1):
+        n = len(reads[f].best.lines_read())
+        if n < 3:
+            warnings.append(f"only {n} {FAMILIES[f]} lines were read: check the labelling")
+    rejected = [r for r in labels if not r["used"] and r["value"] is not None]
+    if rejected:
+        warnings.append(f"{len(rejected)} word(s) read by the lines disagree with the values "
+                        "named and were left out: " + ", ".join(
+                            f"{r['text']!r} at ({r['box'][0]}, {r['box'][1]})"
+                            for r in rejected[:6]) + (" ..." if len(rejected) > 6 else ""))
+    return GridLabelling(naming, labels, certainty, warnings, time.perf_counter() - start)
+
+
+def _read(words: list[Word]) -> np.ndarray:
+    """The reader's output ``(len(words), 2, T, C)`` for both images of every word."""
+    if not words:
+        return np.zeros((0, 2, 1, 1))
+    x = np.stack([net_input(img) for w in words for img in w.images])
+    logp = read_logits(x)
+    return logp.reshape(len(words), 2, *logp.shape[1:])
+
+
+def _decode(words: list[Word], logp: np.ndarray, f: int, steps: set[float] | None,
+            fits=None) -> FamilyReading:
+    """Family ``f``'s reading from its words (``fits``: :func:`.orient.plausible_values`)."""
+    idx = [i for i, w in enumerate(words) if w.family == f]
+    fr = decode_family([words[i] for i in idx], logp[idx], steps, fits)
+    fr.candidates = fr.candidates or []
+    fr.index = idx                           # positions of the family's words in ``words``
+    return fr
+
+
+def _sure(r: FamilyReading) -> bool:
+    return r.best is not None and r.margin >= MIN_MARGIN and len(r.best.lines_read()) >= 2
+
+
+def _one_step(words: list[Word], logp: np.ndarray, reads: list[FamilyReading],
+              steps: set[float] | None, fits=None) -> list[FamilyReading]:
+    """Both families must step alike (in full units or thousands): when their best steps
+    differ, the family with the smaller margin is decoded again with the other's step."""
+    if steps is not None or any(r.best is None for r in reads):
+        return reads
+    b = [abs(r.best.b) for r in reads]
+    if any(abs(b[0] * u - b[1]) < 1e-6 * b[1] or abs(b[1] * u - b[0]) < 1e-6 * b[0]
+           for u in (1.0, 1000.0)):
+        return reads
+    weak = int(np.argmin([r.margin for r in reads]))
+    other = b[1 - weak]
+    again = _decode(words, logp, weak, {other, other * 1000.0, other / 1000.0}, fits)
+    out = list(reads)
+    out[weak] = again
+    return out
+
+
+def _why(r: FamilyReading) -> str:
+    if r.best is None:
+        return r.why
+    lines = len(r.best.lines_read())
+    if lines < 2:
+        return f"values read surely on {lines} line only"
+    second = r.runner_up
+    best = _sequence_text(r.best)
+    if second is None:
+        return f"best {best}, too little evidence ({r.margin:.1f})"
+    return (f"{best} or {_sequence_text(second)} (margin {r.margin:.1f}, "
+            f"{MIN_MARGIN:g} needed)")
+
+
+def _sequence_text(s: Sequence) -> str:
+    ks = sorted({k for k, _ in s.support})
+    shown = [s.text(k) or "?" for k in ks[:4]]
+    return " ".join(shown) + (" ..." if len(ks) > 4 else "")
+
+
+def _certainty(reads: list[FamilyReading]) -> dict:
+    fams = {}
+    for f, r in enumerate(reads):
+        fams[FAMILIES[f]] = {
+            "margin": round(float(r.margin), 3),
+            "best": None if r.best is None else _sequence_text(r.best),
+            "runner_up": None if r.runner_up is None else _sequence_text(r.runner_up),
+            "step": None if r.best is None else r.best.b,
+            "lines_read": 0 if r.best is None else len(r.best.lines_read())}
+    return {"margin": round(float(min(r.margin for r in reads)), 3),
+            "threshold": MIN_MARGIN, "families": fams}
+
+
+def _records(words: list[Word], logp: np.ndarray, reads: list[FamilyReading]) -> list[dict]:
+    """One record per word that reads a number of two figures or more."""
+    out = []
+    free = likely_strings(logp.reshape(-1, *logp.shape[2:]), 0.0)
+    for f, r in enumerate(reads):
+        for j, i in enumerate(r.index):
+            w = words[i]
+            seq = r.best
+            way = seq.ways.get((f, w.end), 0) if seq is not None else 0
+            used = False
+            if seq is not None:
+                word_i, p = seq.support.get((w.line, w.end), (None, 0.0))
+                used = word_i == j and p >= USED_P
+            if used:
+                text, p = seq.text(w.line), seq.support[(w.line, w.end)][1]
+            else:
+                cands = free[2 * i + way]
+                if not cands:
+                    continue
+                text, p = cands[0]
+            if len(text.lstrip("-")) < 2:
+                continue
+            if used:
+                why, short = "agrees with the sequence read along its family", ""
+            elif seq is None:
+                why, short = "its family's values do not form a sequence", "no sequence"
+            else:
+                why = f"disagrees: {seq.text(w.line)} expected on this line"
+                short = f"{seq.text(w.line)} expected"
+            if w.end == 0:
+                why = "read inside the map by its line; " + why
+            try:
+                value = float(text)
+            except ValueError:
+                value = None
+            out.append({"family": FAMILIES[f], "line": w.line, "end": w.end,
+                        "box": [int(v) for v in w.box], "text": text, "value": value,
+                        "confidence": round(100.0 * p, 1),
+                        "up": [round(v, 3) for v in w.ups[way]], "used": bool(used),
+                        "why": why, "short": short, "inside": w.end == 0})
+    return out
+
+
+def _orient(result: GraticuleResult, reads: list[FamilyReading], words: list[Word], crs,
+            spacing: float | None, labels: list[dict], certainty: dict
+            ) -> tuple[Naming, list[str]]:
+    """The naming among :func:`.orient.candidates`: inside the CRS's area of use, then
+    as the text points; refused when none, or two that differ, remain."""
+    seqs = [r.best for r in reads]
+    warnings: list[str] = []
+    names = candidates(result, seqs, spacing)
+    text = text_north(result, _side_ups(words, reads), all(
+        words[r.index[j]].end == 0 for r in reads
+        for (_, _), (j, p) in r.best.support.items() if p >= USED_P))
+    area = area_of_use(crs)
+    corners = node_extent(result)
+    crs_name = _crs_name(crs)
+    placed = [n for n in names if within_area(n, corners, area)]
+    if names and not placed:
+        ex = names[0].grid(corners)
+        raise LabelsUnreadableError(
+            f"the grid values read ({ex[:, 0].min():g} to {ex[:, 0].max():g} and "
+            f"{ex[:, 1].min():g} to {ex[:, 1].max():g}) fall outside the area of use of "
+            f"{crs_name}: is it the CRS the grid is drawn in? give that one with "
+            f"{option('grid-crs')} (and the output CRS with {option('crs')})", labels,
+            certainty, field="grid-crs")
+    if not placed:
+        raise LabelsUnreadableError(
+            "the values read along the two families give no consistent grid (their steps "
+            f"differ, or the map would be mirrored); give {option('spacing')} if the steps "
+            "were misread, or " + ask_anchor(), labels, certainty)
+    for n in placed:
+        n.text_agrees = None if text is None else bool(
+            n.east_family == text[0] and float(n.north @ text[1]) > 0.5)
+    agree = [n for n in placed if n.text_agrees] or placed
+    if area is None and len({n.units for n in agree}) > 1:
+        # no area of use to tell metres from thousands: a step under KM_BELOW printed
+        # (652, 653) is thousands, others are full units
+        rule = tuple(1000.0 if abs(s.b) < KM_BELOW else 1.0 for s in seqs)
+        agree = [n for n in agree if n.units == rule] or agree
+        if agree[0].units != (1.0, 1.0):
+            warnings.append(f"the labels step by {min(abs(s.b) for s in seqs):g}: read as "
+                            f"thousands of grid units (spacing {agree[0].spacing:g}); give "
+                            f"{option('spacing')} if not")
+    distinct = []
+    for n in agree:
+        if not any(n.same_as(d) for d in distinct):
+            distinct.append(n)
+    if len(distinct) > 1:
+        certainty["orientations"] = [d.describe() for d in distinct]
+        raise LabelsUnreadableError(
+            "the values read name the lines, but which family is the easting or where north "
+            f"is stays open ({' or '.join(d.describe() for d in distinct[:3])}): the "
+            f"direction of the labels' text does not tell, nor the area of use of "
+            f"{crs_name}; " + ask_anchor(), labels, certainty)
+    chosen = distinct[0]
+    if text is None:
+        if area is None:
+            warnings.append("the direction of the labels' text says nothing of the sheet's "
+                            "orientation; the values read decided it: check the labelling")
+    elif not chosen.text_agrees:
+        warnings.append(f"the direction of the labels' text disagrees with the area of use "
+                        f"of {crs_name}, which decided the orientation "
+                        f"({chosen.describe()}): check the labelling")
+    for f in (0, 1):
+        if chosen.signs[f] < 0:
+            warnings.append(f"the {FAMILIES[f]} values are printed without their minus sign "
+                            f"(they fall {'eastward' if f == chosen.east_family else 'northward'})"
+                            ": read as negative")
+    certainty["orientation"] = chosen.describe()
+    return chosen, warnings
+
+
+def _side_ups(words: list[Word], reads: list[FamilyReading]
+              ) -> dict[tuple[int, int], np.ndarray]:
+    """Where the text's top points on each side of the frame (and inside the map) whose way
+    up the words tell surely (:data:`WAY_MARGIN`): the mean of its used words' tops."""
+    out = {}
+    for f, r in enumerate(reads):
+        for side, o in r.best.ways.items():
+            if r.best.way_margins.get(side, 0.0) < WAY_MARGIN:
+                continue
+            tops = [np.array(words[r.index[j]].ups[o])
+                    for (_, end), (j, p) in r.best.support.items()
+                    if end == side[1] and p >= USED_P]
+            if tops:
+                m = np.mean(tops, axis=0)
+                out[(f, side[1])] = m / max(float(np.hypot(*m)), 1e-9)
+    return out
+
+
+def _crs_name(crs) -> str:
+    """``EPSG:2154``, or the CRS's name, for messages."""
+    if crs is None:
+        return "the grid CRS"
+    try:
+        auth = crs.to_authority()
+    except Exception:
+        auth = None
+    if auth:
+        return f"{auth[0]}:{auth[1]}"
+    name = crs.name if crs.name and crs.name != "unknown" else "the grid CRS"
+    return name if getattr(crs, "area_of_use", None) else f"{name} (which has none)"

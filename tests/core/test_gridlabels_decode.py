@@ -1,0 +1,173 @@
+"""Decoding printed grid values (core.gridlabels.decode, orient; issue 33), on reader outputs
+made up figure by figure, so that what is tested is the decision, not the network."""
+
+import numpy as np
+import pytest
+
+from core.georef.crs import parse_crs
+from core.graticule.result import GraticuleResult, LineFamily
+from core.gridlabels.decode import decode_family, is_round_step, value_text
+from core.gridlabels.numerals import N_CLASSES, SYMBOLS, string_probabilities
+from core.gridlabels.orient import area_of_use, candidates, node_extent, within_area
+from core.gridlabels.words import Word
+
+T = 48
+
+
+def _logp(text: str, sure: float = 0.95, other: dict | None = None) -> np.ndarray:
+    """A made-up reader output spelling ``text`` (each figure ``sure``; ``other`` maps a
+    place in the text to (symbol, probability) read there instead)."""
+    p = np.full((T, N_CLASSES), 1e-4)
+    p[:, 0] = 1.0
+    t = 2
+    for i, c in enumerate(text):
+        for _ in range(2):
+            p[t] = 1e-4
+            p[t, 1 + SYMBOLS.index(c)] = sure
+            if other and i in other:
+                alt, q = other[i]
+                p[t, 1 + SYMBOLS.index(alt)] = q
+            p[t, 0] = 1e-3
+            t += 1
+        t += 1                                  # a blank between figures
+    p /= p.sum(axis=1, keepdims=True)
+    return np.log(p)
+
+
+def _word(family: int, line: int, end: int = -1) -> Word:
+    up = (0.0, -1.0)
+    return Word(family, line, end, (0, 0, 10, 5), [np.zeros((4, 8), np.uint8)] * 2,
+                [up, (0.0, 1.0)], 5.0)
+
+
+def _family(texts: dict[int, str], how: dict | None = None
+            ) -> tuple[list[Word], np.ndarray]:
+    """Words on the lines of ``texts`` (line -> text), read as ``how[line]`` says (the
+    keywords of :func:`_logp`); the other way up each reads 00."""
+    words, logp = [], []
+    for k, text in texts.items():
+        words.append(_word(0, k))
+        junk = _logp("00")
+        logp.append(np.stack([_logp(text, **(how or {}).get(k, {})), junk]))
+    return words, np.array(logp)
+
+
+def test_made_up_output_reads_its_text():
+    probs = string_probabilities(_logp("3750")[None], ["3750", "5750", "375"])[0]
+    assert probs[0] > 0.8 and probs[1] < 1e-3 and probs[2] < 1e-3
+
+
+def test_round_steps_and_printed_values():
+    assert all(is_round_step(b) for b in (1, 2, 2.5, 5, 250, -1000, 25000))
+    assert not any(is_round_step(b) for b in (0.5, 3, 300, 750, 1.5))
+    assert value_text(-3000.0) == "-3000" and value_text(12.5) is None
+
+
+def test_the_sequence_is_decoded_with_a_margin():
+    words, logp = _family({0: "3750", 1: "3500", 2: "3250", 3: "3000"})
+    r = decode_family(words, logp)
+    assert (r.best.a, r.best.b) == (3750.0, -250.0)
+    assert r.best.lines_read() == {0, 1, 2, 3}
+    # four labels read surely: about four times log(1 + 0.9 / 0.01) over any runner-up
+    assert r.margin > 3 * np.log1p(0.5 / 0.01)
+
+
+def test_the_runner_up_a_digit_off_on_every_label_is_weighed():
+    """Old-style 3 and 5 alike: the thousands figure of every label read 3 (0.6) or 5
+    (0.4); the two 2xxx labels decide, and the margin says how surely."""
+    amb = {0: ("5", 0.4)}
+    words, logp = _family({0: "3750", 1: "3500", 2: "3250", 3: "3000", 4: "2750", 5: "2500"},
+                          {k: {"other": amb, "sure": 0.6} for k in range(4)})
+    r = decode_family(words, logp)
+    assert (r.best.a, r.best.b) == (3750.0, -250.0)
+    assert r.runner_up is not None
+    second = {r.runner_up.text(k) for k in range(4)}
+    assert all(t.startswith("5") for t in second)        # the 5... reading was weighed
+    # without the two 2xxx labels, nothing separates them as well
+    words2, logp2 = words[:4], logp[:4]
+    r2 = decode_family(words2, logp2)
+    assert r2.margin < r.margin
+
+
+def test_one_line_read_is_not_enough():
+    words, logp = _family({2: "3000"})
+    r = decode_family(words, logp)
+    assert r.best is None and "2 or more" in r.why
+
+
+def test_a_given_spacing_restricts_the_step():
+    words, logp = _family({0: "1000", 2: "2000"})        # step 500 a line, or 1000 a line?
+    free = decode_family(words, logp)
+    assert free.best.b == 500.0
+    assert decode_family(words, logp, {250.0}).best is None or \
+        decode_family(words, logp, {250.0}).best.b in (250.0, -250.0)
+
+
+def _grid(angle: float = 0.0) -> GraticuleResult:
+    cols = LineFamily(normal_angle_deg=angle, spacing_px=100.0, offset_px=50.0,
+                      indices=(0, 1, 2, 3))
+    rows = LineFamily(normal_angle_deg=angle + 90.0, spacing_px=100.0, offset_px=50.0,
+                      indices=(0, 1, 2, 3))
+    idx = np.array([(i, j) for j in range(4) for i in range(4)])
+    t = np.radians(angle)
+    n0, n1 = np.array([np.cos(t), np.sin(t)]), np.array([-np.sin(t), np.cos(t)])
+    pts = np.array([(50 + 100 * i) * n0 + (50 + 100 * j) * n1 for i, j in idx])
+    return GraticuleResult(points=pts, index=idx, confidence=np.ones(len(idx)),
+                           columns=cols, rows=rows, image_size=(500, 500))
+
+
+def _seq(a: float, b: float):
+    from core.gridlabels.decode import Sequence
+
+    s = Sequence(a, b)
+    s.support = {(k, -1): (0, 0.9) for k in range(4)}
+    return s
+
+
+def test_the_area_of_use_tells_eastings_from_northings():
+    """Lambert-93: a seven-figure value can only be a northing, whatever the text says;
+    columns (vertical lines) printed 6 860 000 ... are the northings (north to the left
+    or right), rows the eastings."""
+    g = _grid()
+    # columns 6860000 falling leftwards? values grow with k along +x: north is +x (right)
+    seqs = [_seq(6860000.0, 1000.0), _seq(652000.0, 1000.0)]
+    names = candidates(g, seqs, None)
+    area = area_of_use(parse_crs("EPSG:2154"))
+    assert area is not None and area[2] < 1.4e6 and 5.9e6 < area[1] < 6.1e6 < 7.2e6 < area[3]
+    placed = [n for n in names if within_area(n, node_extent(g), area)]
+    assert placed and all(n.east_family == 1 for n in placed)
+    assert len({(n.orientation.tobytes(), n.origin.tobytes()) for n in placed}) == 1
+
+
+def test_no_area_of_use_leaves_the_choice_to_the_text():
+    g = _grid()
+    seqs = [_seq(-3000.0, 250.0), _seq(3750.0, -250.0)]
+    names = candidates(g, seqs, None)
+    assert {n.east_family for n in names} == {0, 1}      # both possible without the text
+    assert all(within_area(n, node_extent(g), None) for n in names)
+
+
+@pytest.mark.parametrize(("spacing", "ok"), [(250.0, True), (1000.0, False)])
+def test_a_given_spacing_must_be_the_step(spacing, ok):
+    names = candidates(_grid(), [_seq(3000.0, -250.0), _seq(3750.0, -250.0)], spacing)
+    assert bool(names) == ok
+
+
+def test_rows_read_from_outside_the_frame_are_not_the_eastings_however_many_each_side():
+    """Jacoubet's way: column labels upright (top up), row labels read from outside the
+    frame (top left on the left side, right on the right). Three labels read on one side
+    and one on the other must not make the rows look upright."""
+    from core.gridlabels.orient import text_north
+
+    g = _grid()
+    up, left, right = np.array([0.0, -1.0]), np.array([-1.0, 0.0]), np.array([1.0, 0.0])
+    sides = {(0, -1): up, (0, 1): up, (1, -1): left, (1, 1): right}
+    assert text_north(g, sides, False)[0] == 0
+    assert np.allclose(text_north(g, sides, False)[1], up)
+    # a side whose way up is not sure is left out: one side each is not enough to tell
+    # upright from read-from-outside, and no other rule names the rows
+    assert text_north(g, {(0, -1): up, (1, -1): left}, False)[0] == 0
+    # turned labels on the rows reading upwards (top left) on both sides: columns east
+    assert text_north(g, {(0, -1): up, (1, -1): left, (1, 1): left}, False)[0] == 0
+    # a family whose sides disagree on the way its text runs says nothing
+    assert text_north(g, {(0, -1): up, (0, 1): left, (1, -1): left}, False) is None
