@@ -16,7 +16,7 @@ export QT_QPA_PLATFORM ?= offscreen
 APT_PACKAGES := python3-qgis qgis-providers python3-gdal gdal-bin python3-venv python3-pip \
 	python3-numpy python3-scipy python3-matplotlib python3-pyproj python3-pil \
 	pyqt5-dev-tools qttools5-dev-tools fonts-dejavu-core fonts-liberation2 fonts-ebgaramond fonts-paratype fonts-crosextra-caladea zip \
-	qgis python3-opencv python3-skimage python3-tqdm xvfb xauth tesseract-ocr tesseract-ocr-eng
+	qgis python3-opencv python3-skimage python3-tqdm xvfb xauth
 
 BENCHES := metrics textdet chamfer-ap chart synth graticule georef georef-accuracy maparea blocks faults \
 	scale real-shapes zero-input

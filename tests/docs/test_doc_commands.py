@@ -75,6 +75,22 @@ def _georeferenced(folder: str, stem: str, min_used: int) -> Callable[[Path, str
     return check
 
 
+def _placed_like_the_hand_points(work: Path, out: str) -> None:
+    """Zero-input georeferencing of Jacoubet's sheet 020: every hand-placed crossing lands
+    within 20 toises (a twelfth of a grid cell) of its grid coordinates."""
+    _georeferenced("sheet-020", "020-INPUT", 20)(work, out)
+    report = json.loads((work / "sheet-020" / "020-INPUT.report.json").read_text())
+    gt = report["transform"]["geotransform"]
+    shared = Path(os.environ.get("GRATICULE_SHARED", REPO.parent / "shared"))
+    rows = [line.split(",") for line in (shared / "data" / "jacoubet-1836" / "020-GT.points")
+            .read_text().splitlines() if line[:1] not in ("#", "m", "")]
+    hand = np.array([[float(v) for v in r[:4]] for r in rows])
+    x, y, grid = hand[:, 2], -hand[:, 3], hand[:, :2]       # .points: source y is -y
+    placed = np.column_stack([gt[0] + gt[1] * x + gt[2] * y, gt[3] + gt[4] * x + gt[5] * y])
+    assert np.hypot(*(placed - grid).T).max() < 20.0
+    assert "grid values read" in out and "certainty" in out, out
+
+
 def _blocks(work: Path, out: str) -> None:
     assert "blocks found" in out and "warning" not in out, out
     assert (work / "blocks.png").is_file() and (work / "blocks.gpkg").is_file()
@@ -96,7 +112,7 @@ def _allmaps(work: Path, out: str) -> None:
 #: what a command writes, checked after it ran (by the command's output folder or file)
 CHECKS: dict[str, Callable[[Path, str], None]] = {
     "-o crossings.csv": _crop_crossings,
-    "-o sheet-020": _georeferenced("sheet-020", "020-INPUT", 20),
+    "-o sheet-020": _placed_like_the_hand_points,
     "-o crop-georef": _georeferenced("crop-georef", "INPUT", 3),
     "-o crop-from-gcps": _georeferenced("crop-from-gcps", "INPUT", 3),
     "-o crop-web": _allmaps,
