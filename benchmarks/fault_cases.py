@@ -321,7 +321,8 @@ def sigterm_command(sheets: Sheets, work: Path) -> Result:
 
 def _loopback_pids(folder: Path) -> tuple[list[int], list[int]]:
     """(scheduler, worker) PIDs of the loopback cluster whose files are in ``folder``: the
-    ``dask scheduler`` process, and the ``dask worker`` process with its children."""
+    ``dask scheduler`` process, and the ``dask worker`` process (its nannies, which start
+    a new worker process when one dies) before its children (the worker processes)."""
     scheduler, workers = [], []
     for d in Path("/proc").iterdir():
         if not d.name.isdigit():
@@ -337,6 +338,17 @@ def _loopback_pids(folder: Path) -> tuple[list[int], list[int]]:
     return scheduler, workers
 
 
+def _alive(pids: Sequence[int]) -> list[int]:
+    """Those of ``pids`` still running (zombies left out)."""
+    found = []
+    for pid in pids:
+        with contextlib.suppress(OSError, IndexError):
+            stat = Path(f"/proc/{pid}/stat").read_text()
+            if stat[stat.rindex(")") + 2:].split()[0] not in "ZX":
+                found.append(pid)
+    return found
+
+
 def _cluster_lost(sheets: Sheets, work: Path, name: str, kill: str) -> Result:
     res = Result(name, None)
     out = work / "out"
@@ -347,18 +359,19 @@ def _cluster_lost(sheets: Sheets, work: Path, name: str, kill: str) -> Result:
                      "--scheduler", address], work / "logs", env)
         first = _wait_for(lambda: " intersections" in run.stdout(), run, 120, 0.01)
         res.check(bool(first), "no sheet finished before the fault")
-        # killed again for a few seconds: a nanny may start a new worker process between
-        # the listing and the kill (seen on a loaded machine: the run then went on, waiting)
-        end = time.monotonic() + 3.0
-        while True:
-            scheduler, workers = _loopback_pids(folder)
-            for pid in scheduler if kill == "scheduler" else workers:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGKILL)
-            if time.monotonic() > end:
-                break
-            time.sleep(0.2)
+        # every worker: the nannies first (they would start new worker processes), then
+        # the worker processes; a sheet may be finishing meanwhile, its outcome then lost
+        # with its worker before the command fetched it
+        scheduler, workers = _loopback_pids(folder)
+        victims = scheduler if kill == "scheduler" else workers
+        for pid in victims:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
         t0 = time.monotonic()
+        while _alive(victims) and time.monotonic() - t0 < 10:
+            time.sleep(0.05)
+        left = _alive(victims) + (_loopback_pids(folder)[1] if kill == "workers" else [])
+        res.check(not left, f"processes of the cluster's {kill} left: {sorted(set(left))}")
         rc = run.wait(120)
         took = time.monotonic() - t0
     err = run.stderr()

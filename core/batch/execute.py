@@ -23,7 +23,6 @@ import sys
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import CancelledError
 from pathlib import Path
 
 from ..errors import InputError
@@ -38,6 +37,7 @@ Runner = Callable[[Callable[[object], object], Sequence[Job]], Iterator[tuple[in
 #: ``GRATICULE_NO_WORKER_TIMEOUT`` overrides it).
 NO_WORKER_TIMEOUT_S = 30.0
 POLL_S = 1.0                # how often a run on a cluster checks the cluster is still there
+READY_STEP_S = 0.05         # how often it looks for sheets that finished meanwhile
 
 
 class ClusterLostError(InputError):
@@ -76,68 +76,86 @@ def no_worker_timeout() -> float:
 
 def _on_cluster(client, where: str, work: Callable[[object], object],
                 jobs: Sequence[Job]) -> Iterator[tuple[int, Outcome]]:
-    from distributed import wait
+    """Run ``jobs`` on the cluster of ``client``, yielding the outcomes as the sheets finish.
+
+    Dask fetches each outcome in the background (never a blocking call here): a worker
+    may die between the end of a sheet and the fetch of its outcome (the OOM killer, a
+    whole cluster killed), and Dask then runs the sheet again, which waits for a worker
+    forever when none is left. This loop meanwhile watches the cluster and ends the run
+    (:class:`ClusterLostError`) when its scheduler is gone or it has had no worker for
+    :func:`no_worker_timeout` seconds; a worker that joins in time (a nanny's new worker
+    process) runs the sheet again and the run goes on.
+    """
+    from distributed import as_completed
 
     work = importable(work)
     run = uuid.uuid4().hex[:8]
     futures = {client.submit(run_sheet, work, item, name, thumb, clean,
                              key=f"sheet-{run}-{k}", pure=False): (k, name)
                for k, item, name, thumb, clean in jobs}
-    pending = set(futures)
+    finished = as_completed(futures, loop=client.loop, with_results=True,
+                            raise_errors=False)
     limit, idle_since = no_worker_timeout(), None
     lost = ClusterLostError(f"lost the Dask scheduler at {where} (it stopped answering)")
-    while pending:
-        try:
-            done = wait(pending, timeout=POLL_S, return_when="FIRST_COMPLETED").done
-        except TimeoutError:
-            done = set()
-        except OSError:             # the connection to the scheduler broke
-            raise lost from None
-        except CancelledError:      # futures cancelled: most often the scheduler is gone
-            done = {f for f in pending if f.status in ("cancelled", "lost")}
-        for future in done:
-            pending.discard(future)
+    while futures:
+        for future, result in _finished(finished, POLL_S):
             k, name = futures.pop(future)
-            try:
-                outcome = _outcome(client, future, name)
-            except OSError:         # its result could not be fetched: the scheduler is gone
-                raise lost from None
+            outcome = _outcome(client, result, name)
             if outcome is None:
                 raise lost
             yield k, outcome
+        if not futures:
+            return
         if client.status not in ("running", "newly-created"):
             raise lost
-        if len(client.scheduler_info().get("workers", {})):
+        try:
+            workers = client.scheduler_info().get("workers", {})
+        except OSError:             # the connection to the scheduler broke
+            raise lost from None
+        if workers:
             idle_since = None
         elif idle_since is None:
             idle_since = time.monotonic()
         elif time.monotonic() - idle_since > limit:
             raise ClusterLostError(f"the Dask cluster at {where} has had no worker for "
-                              f"{limit:.0f} s; start workers with `dask worker {where}`")
+                                   f"{limit:.0f} s; start workers with `dask worker {where}`")
 
 
-def _outcome(client, future, name: str) -> Outcome | None:
-    """The outcome of a finished future; None when it was cancelled because the scheduler
-    went away (OSError when its result cannot be fetched for that reason)."""
+def _finished(finished, timeout: float) -> list[tuple[object, object]]:
+    """The ``(future, result)`` pairs of ``finished`` (a ``distributed.as_completed`` with
+    results) ready now, waiting up to ``timeout`` s for a first one."""
+    deadline = time.monotonic() + timeout
+    while not finished.has_ready() and time.monotonic() < deadline:
+        time.sleep(READY_STEP_S)
+    return finished.next_batch(block=False)
+
+
+def _outcome(client, result: object, name: str) -> Outcome | None:
+    """The outcome of a sheet from what Dask fetched for it (``as_completed`` without
+    raising): the sheet's Outcome, its task's error as ``(type, exception, traceback)``, or
+    a CancelledError. None when it was cancelled because the scheduler went away."""
     from distributed.scheduler import KilledWorker
 
-    if future.status in ("cancelled", "lost"):
-        if client.status not in ("running", "newly-created"):
-            return None
-        return Outcome(name, "failed", error="the Dask cluster dropped it (cancelled); run "
-                                             "the command again")
-    try:
-        return future.result()
-    except KilledWorker:
-        return Outcome(name, "failed", error="the worker process running it died "
-                                             "(out of memory?); give fewer --workers")
-    except (ImportError, RuntimeError) as exc:
-        # run_sheet returns the sheets' own failures: these come from Dask itself, most
-        # often a scheduler or worker that cannot unpickle the task (no project there)
-        first = " ".join(str(exc).split()).split(". ")[0] or type(exc).__name__
-        raise InputError(f"the Dask cluster cannot run the sheets ({first}); install this "
-                         "project on the scheduler and every worker (or put it on their "
-                         "PYTHONPATH)") from None
+    if isinstance(result, Outcome):
+        return result
+    if isinstance(result, tuple) and len(result) == 3 and isinstance(result[1], BaseException):
+        exc = result[1]
+        if isinstance(exc, KilledWorker):
+            return Outcome(name, "failed", error="the worker process running it died "
+                                                 "(out of memory?); give fewer --workers")
+        if isinstance(exc, ImportError | RuntimeError):
+            # run_sheet returns the sheets' own failures: these come from Dask itself, most
+            # often a scheduler or worker that cannot unpickle the task (no project there)
+            first = " ".join(str(exc).split()).split(". ")[0] or type(exc).__name__
+            raise InputError(f"the Dask cluster cannot run the sheets ({first}); install "
+                             "this project on the scheduler and every worker (or put it on "
+                             "their PYTHONPATH)") from None
+        raise exc.with_traceback(result[2])
+    # cancelled
+    if client.status not in ("running", "newly-created"):
+        return None
+    return Outcome(name, "failed", error="the Dask cluster dropped it (cancelled); run "
+                                         "the command again")
 
 
 @contextlib.contextmanager

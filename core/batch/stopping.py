@@ -6,20 +6,29 @@ closes (the run was stopped, the cluster shuts down) or is told to stop with SIG
 running a sheet and waits a bounded time for them to finish unwinding: temporary files,
 temporary folders (``/dev/shm``) and partial outputs go with them, as after a Ctrl-C of a
 one-sheet command.
+
+The exception lands at the thread's next Python instruction, which may be in a garbage
+collector's callback (Dask's workers have one) or a ``__del__``: Python then prints it
+("Exception ignored in ...", a traceback on the command's stderr) and drops it, and the
+sheet goes on. While :func:`stop_running_sheets` waits, such a dropped Stopped is kept off
+stderr and raised again in its thread.
 """
 
 from __future__ import annotations
 
 import contextlib
 import signal
+import sys
 import threading
 import time
 from collections.abc import Iterator
 
-from ..interrupts import stop_thread
+from ..interrupts import Stopped, stop_thread
 
 _running: set[int] = set()
 _changed = threading.Condition()
+_dropped: set[int] = set()      # sheet threads whose Stopped Python dropped (unraisable)
+RETRY_S = 0.05                  # how often a dropped Stopped is raised again
 
 
 @contextlib.contextmanager
@@ -58,12 +67,29 @@ def stop_running_sheets(timeout: float, signum: int = signal.SIGTERM) -> bool:
         True when no sheet runs any more.
     """
     deadline = time.monotonic() + timeout
-    with _changed:
-        for ident in list(_running):
-            stop_thread(ident, signum)
-        while _running:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return False
-            _changed.wait(left)
-    return True
+    previous = sys.unraisablehook
+
+    def keep_dropped(unraisable) -> None:
+        ident = threading.get_ident()
+        if issubclass(unraisable.exc_type, Stopped) and ident in _running:
+            _dropped.add(ident)         # raised again below, not printed
+        else:
+            previous(unraisable)
+
+    sys.unraisablehook = keep_dropped
+    try:
+        with _changed:
+            for ident in list(_running):
+                stop_thread(ident, signum)
+            while _running:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                _changed.wait(min(left, RETRY_S))
+                for ident in _dropped & _running:
+                    _dropped.discard(ident)
+                    stop_thread(ident, signum)
+        return True
+    finally:
+        sys.unraisablehook = previous
+        _dropped.clear()

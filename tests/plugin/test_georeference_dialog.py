@@ -103,7 +103,8 @@ def test_problems_are_one_line_messages(dialog, sheet, tmp_path):
     assert "\n" not in item.text() and len(item.text()) <= 140
     assert item.findChild(QPushButton, "GraticuleGeoreferencerReviewRefused") is not None
     error = dialog.status.text()
-    assert "which intersection is which" in error and "“Anchor”" in error, error
+    assert "do not name the grid surely" in error and "“Anchor”" in error, error
+    assert "“Known points (.points)”" in error, error
     assert "--" not in error and not (tmp_path / "none").exists()
     assert "labels read" in dialog.status.details()
     assert dialog.review_button.isEnabled() and dialog.last_review.refused
