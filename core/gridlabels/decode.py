@@ -138,7 +138,8 @@ def is_round_step(b: float) -> bool:
 
 
 def decode_family(words: list[Word], logp: np.ndarray, steps: set[float] | None = None,
-                  plausible: Callable[[np.ndarray], bool] | None = None) -> FamilyReading:
+                  plausible: Callable[[np.ndarray], bool] | None = None,
+                  rule_out_best: bool = False) -> FamilyReading:
     """The best sequence of one family's printed values.
 
     Parameters
@@ -154,6 +155,9 @@ def decode_family(words: list[Word], logp: np.ndarray, steps: set[float] | None 
         ``(K,)`` array) can be grid coordinates at all (the CRS's area of use); the others
         are not runner-ups, and when the best is one of them the family is undetermined
         (:data:`OUTSIDE_AREA`).
+    rule_out_best : bool
+        Rule out the best too when it fails ``plausible`` (a test deduced from the other
+        family, not the CRS alone): the best that passes is named.
 
     Returns
     -------
@@ -198,9 +202,11 @@ def decode_family(words: list[Word], logp: np.ndarray, steps: set[float] | None 
         # most surely values the CRS cannot hold, the CRS (or the reading) is wrong, and a
         # weaker sequence that fits is no answer
         ks = np.arange(min(lines) - 1, max(lines) + 2)
-        if not plausible(ordered[0].a + ordered[0].b * ks):
+        if not rule_out_best and not plausible(ordered[0].a + ordered[0].b * ks):
             return FamilyReading(None, None, 0.0, OUTSIDE_AREA)
         ordered = [s for s in ordered if plausible(s.a + s.b * ks)]
+        if not ordered:
+            return FamilyReading(None, None, 0.0, OUTSIDE_AREA)
     best = ordered[0]
     # the same values printed in thousands (844 km and 844000 m, read from one word with its
     # raised zeros or without) name the grid alike: not a runner-up

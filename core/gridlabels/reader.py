@@ -155,7 +155,8 @@ def read_grid_labels(image: ImageLike, result: GraticuleResult, crs=None,
     start = time.perf_counter()
     gray, reduce = sheet_gray(image, result)
     steps = None if spacing is None else {spacing, spacing / 1000.0}
-    fits = plausible_values(area_of_use(crs))
+    area = area_of_use(crs)
+    fits = plausible_values(area)
     words = margin_words(gray, reduce, result)
     logp = _read(words)
     reads = [_decode(words, logp, f, steps, fits) for f in (0, 1)]
@@ -169,6 +170,7 @@ def read_grid_labels(image: ImageLike, result: GraticuleResult, crs=None,
             if sum(map(_sure, again)) > sum(map(_sure, reads)):
                 reads, where = again, "by the frame and inside the map"
     reads = _one_step(words, logp, reads, steps, fits)
+    reads = _other_axis(words, logp, reads, steps, area)
     certainty = _certainty(reads)
     labels = _records(words, logp, reads)
     unsure = [f for f in (0, 1) if not _sure(reads[f])]
@@ -212,10 +214,10 @@ def _read(words: list[Word]) -> np.ndarray:
 
 
 def _decode(words: list[Word], logp: np.ndarray, f: int, steps: set[float] | None,
-            fits=None) -> FamilyReading:
+            fits=None, rule_out_best: bool = False) -> FamilyReading:
     """Family ``f``'s reading from its words (``fits``: :func:`.orient.plausible_values`)."""
     idx = [i for i, w in enumerate(words) if w.family == f]
-    fr = decode_family([words[i] for i in idx], logp[idx], steps, fits)
+    fr = decode_family([words[i] for i in idx], logp[idx], steps, fits, rule_out_best)
     fr.candidates = fr.candidates or []
     fr.index = idx                           # positions of the family's words in ``words``
     return fr
@@ -241,6 +243,40 @@ def _one_step(words: list[Word], logp: np.ndarray, reads: list[FamilyReading],
     out = list(reads)
     out[weak] = again
     return out
+
+
+def _other_axis(words: list[Word], logp: np.ndarray, reads: list[FamilyReading],
+                steps: set[float] | None, area: np.ndarray | None) -> list[FamilyReading]:
+    """One family named surely with values that can only be one axis inside the grid CRS's
+    area of use (469 ... km in Lambert-93 can only be eastings): the other family's values
+    are then the other axis. When that family is not sure, it is decoded again with the
+    sure family's step and its sequences that cannot be that axis ruled out; the result is
+    taken when its best was the best or the runner-up before (the test settles between
+    the two, it never promotes a weaker sequence)."""
+    if area is None:
+        return reads
+    out = list(reads)
+    for f in (0, 1):
+        sure, other = reads[f], reads[1 - f]
+        if not _sure(sure) or _sure(other) or other.best is None:
+            continue
+        ks = [k for k, _ in sure.best.support]
+        values = sure.best.a + sure.best.b * np.arange(min(ks) - 1, max(ks) + 2)
+        axes = [a for a in (0, 1) if plausible_values(area, (a,))(values)]
+        if len(axes) != 1:
+            continue
+        b = abs(sure.best.b)                   # both families step alike (_one_step)
+        alike = steps if steps is not None else {b, b * 1000.0, b / 1000.0}
+        again = _decode(words, logp, 1 - f, alike, plausible_values(area, (1 - axes[0],)),
+                        rule_out_best=True)
+        top = {_key(s) for s in (other.best, other.runner_up) if s is not None}
+        if again.best is not None and _key(again.best) in top:
+            out[1 - f] = again
+    return out
+
+
+def _key(s: Sequence) -> tuple[float, float]:
+    return round(s.a, 6), round(s.b, 6)
 
 
 def _why(r: FamilyReading) -> str:

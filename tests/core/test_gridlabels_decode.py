@@ -171,3 +171,27 @@ def test_rows_read_from_outside_the_frame_are_not_the_eastings_however_many_each
     assert text_north(g, {(0, -1): up, (1, -1): left, (1, 1): left}, False)[0] == 0
     # a family whose sides disagree on the way its text runs says nothing
     assert text_north(g, {(0, -1): up, (0, 1): left, (1, -1): left}, False) is None
+
+
+def test_a_family_that_can_only_be_eastings_makes_the_other_northings():
+    """Columns read 469 470 471 (km: in Lambert-93 only eastings); the rows' two clear
+    labels, 6770 and 6769 (km northings), are outweighed by street numbers reading 10 11 12
+    13 on four rows (an easting of 10 km lies in Lambert-93's area of use, a northing does
+    not): taken alone the rows stay open; once the columns are the eastings, the rows are
+    northings and named 6772 ... surely."""
+    from core.gridlabels import reader
+    from core.gridlabels.orient import plausible_values
+
+    texts = [(0, 0, "469"), (0, 1, "470"), (0, 2, "471"), (1, 2, "6770"), (1, 3, "6769"),
+             (1, 0, "10"), (1, 1, "11"), (1, 2, "12"), (1, 3, "13")]
+    words = [_word(f, k) for f, k, _ in texts]
+    logp = np.array([np.stack([_logp(s), _logp("00")]) for _, _, s in texts])
+    area = area_of_use(parse_crs("EPSG:2154"))
+    reads = [reader._decode(words, logp, f, None, plausible_values(area)) for f in (0, 1)]
+    assert reader._sure(reads[0]) and not reader._sure(reads[1])
+    named = reader._other_axis(words, logp, reads, None, area)
+    assert named[0] is reads[0]
+    assert reader._sure(named[1]) and [named[1].best.text(k) for k in (2, 3)] == ["6770",
+                                                                                   "6769"]
+    # without an area of use nothing is ruled out
+    assert reader._other_axis(words, logp, reads, None, None) == reads
