@@ -195,13 +195,35 @@ def read_grid_labels(image: ImageLike, result: GraticuleResult, crs=None,
         n = len(reads[f].best.lines_read())
         if n < 3:
             warnings.append(f"only {n} {FAMILIES[f]} lines were read: check the labelling")
-    rejected = [r for r in labels if not r["used"] and r["value"] is not None]
+    rejected = _rivals(labels, reads)
     if rejected:
-        warnings.append(f"{len(rejected)} word(s) read by the lines disagree with the values "
-                        "named and were left out: " + ", ".join(
+        warnings.append(f"{len(rejected)} label(s) read surely as another value than the one "
+                        "named on their line were left out: " + ", ".join(
                             f"{r['text']!r} at ({r['box'][0]}, {r['box'][1]})"
                             for r in rejected[:6]) + (" ..." if len(rejected) > 6 else ""))
     return GridLabelling(naming, labels, certainty, warnings, time.perf_counter() - start)
+
+
+def _rivals(labels: list[dict], reads: list[FamilyReading]) -> list[dict]:
+    """The records left out that look like labels of their line: read with at least
+    50 % confidence, with as many figures as the value named there, and not a value either
+    family names (a neighbouring line's label, or the other family's by a corner, falls in
+    this line's windows too). Street numbers and specks are not worth a warning."""
+    named = []
+    for r in reads:
+        ks = [k for k, _ in r.best.support] if r.best is not None else []
+        named.append({r.best.text(k) for k in range(min(ks) - 1, max(ks) + 2)} if ks else set())
+    out = []
+    for r in labels:
+        if r["used"] or r["value"] is None or r["confidence"] < 50.0:
+            continue
+        f = FAMILIES.index(r["family"])
+        best = reads[f].best
+        here = best.text(r["line"]) if best is not None else None
+        if (here is not None and len(here.lstrip("-")) == len(r["text"].lstrip("-"))
+                and r["text"] not in named[0] | named[1]):
+            out.append(r)
+    return out
 
 
 def _read(words: list[Word]) -> np.ndarray:

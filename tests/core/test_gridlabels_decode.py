@@ -195,3 +195,26 @@ def test_a_family_that_can_only_be_eastings_makes_the_other_northings():
                                                                                    "6769"]
     # without an area of use nothing is ruled out
     assert reader._other_axis(words, logp, reads, None, None) == reads
+
+
+def test_only_words_that_look_like_a_lines_label_are_warned_about():
+    """Left-out words worth a warning read surely as a value of the named one's length
+    that neither family names: not a street number, not a neighbour's or a corner's label."""
+    from core.gridlabels import reader
+    from core.gridlabels.decode import FamilyReading, Sequence
+
+    cols = Sequence(2000.0, -250.0, support={(k, -1): (0, 0.9) for k in range(4)})
+    rows = Sequence(3750.0, -250.0, support={(k, -1): (0, 0.9) for k in range(4)})
+    reads = [FamilyReading(cols, None, 20.0), FamilyReading(rows, None, 20.0)]
+
+    def rec(family, line, text, confidence=90.0):
+        return {"family": family, "line": line, "text": text, "value": float(text),
+                "confidence": confidence, "used": False}
+
+    labels = [rec("rows", 0, "5750"),                 # the row's label, a figure misread
+              rec("rows", 2, "12"),                   # a street number
+              rec("rows", 1, "5500", confidence=30),  # unsure
+              rec("columns", 0, "1750"),              # the next column's label
+              rec("columns", 0, "3750"),              # the corner's row label
+              {**rec("columns", 1, "1750"), "used": True}]
+    assert [r["text"] for r in reader._rivals(labels, reads)] == ["5750"]
