@@ -84,6 +84,12 @@ class Sequence:
         """The string printed by line k under this hypothesis (None: not a whole number)."""
         return value_text(self.a + self.b * k)
 
+    def span(self) -> np.ndarray:
+        """The lines some word was weighed on for this hypothesis, and one beyond each end
+        (``(K,)`` int; empty when none)."""
+        ks = [k for k, _ in self.support]
+        return np.arange(min(ks) - 1, max(ks) + 2) if ks else np.arange(0)
+
     def lines_read(self, min_p: float = 0.5) -> set[int]:
         """The lines whose string some word reads with at least ``min_p``."""
         return {k for (k, _), (_, p) in self.support.items() if p >= min_p}

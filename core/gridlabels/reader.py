@@ -209,10 +209,8 @@ def _rivals(labels: list[dict], reads: list[FamilyReading]) -> list[dict]:
     50 % confidence, with as many figures as the value named there, and not a value either
     family names (a neighbouring line's label, or the other family's by a corner, falls in
     this line's windows too). Street numbers and specks are not worth a warning."""
-    named = []
-    for r in reads:
-        ks = [k for k, _ in r.best.support] if r.best is not None else []
-        named.append({r.best.text(k) for k in range(min(ks) - 1, max(ks) + 2)} if ks else set())
+    named = [{r.best.text(k) for k in r.best.span()} if r.best is not None else set()
+             for r in reads]
     out = []
     for r in labels:
         if r["used"] or r["value"] is None or r["confidence"] < 50.0:
@@ -282,8 +280,7 @@ def _other_axis(words: list[Word], logp: np.ndarray, reads: list[FamilyReading],
         sure, other = reads[f], reads[1 - f]
         if not _sure(sure) or _sure(other) or other.best is None:
             continue
-        ks = [k for k, _ in sure.best.support]
-        values = sure.best.a + sure.best.b * np.arange(min(ks) - 1, max(ks) + 2)
+        values = sure.best.a + sure.best.b * sure.best.span()
         axes = [a for a in (0, 1) if plausible_values(area, (a,))(values)]
         if len(axes) != 1:
             continue
