@@ -22,6 +22,12 @@ and from each likely reading with the best hypothesis's step (so that the runner
 one digit of every label is read otherwise is always weighed: 5750 ... against 3750 ...).
 Every hypothesis is scored exactly, not only from the readings that proposed it.
 
+Sequences of the same figures with more or fewer zeros (``910000 911000`` and ``91000
+91100``: small raised zeros are the hardest thing to count) are one reading of the figures:
+not each other's runner-up, and a word's probability of a line's figures is summed over
+their strings. Which count is printed is chosen with both families and the CRS
+(``reader._zeros``).
+
 Values: as printed (an unsigned sheet prints 3000 for -3000: the sign is decided later with
 the text's direction, :mod:`.orient`).
 """
@@ -98,13 +104,16 @@ class Sequence:
 @dataclass
 class FamilyReading:
     """What the words of one family say: the best sequence, the runner-up, the margin
-    (best score less the runner-up's; 0 when undetermined) and why not, if undetermined."""
+    (best score less the runner-up's; 0 when undetermined) and why not, if undetermined;
+    ``zeros``: the sequences of the best's figures with fewer or more zeros (ten or a
+    hundred times, :func:`same_figures`), best first, which the margin does not weigh."""
 
     best: Sequence | None
     runner_up: Sequence | None
     margin: float
     why: str = ""
     candidates: list[Sequence] = field(default_factory=list)
+    zeros: list[Sequence] = field(default_factory=list)
 
 
 def chance(s: str) -> float:
@@ -214,19 +223,28 @@ def decode_family(words: list[Word], logp: np.ndarray, steps: set[float] | None 
         if not ordered:
             return FamilyReading(None, None, 0.0, OUTSIDE_AREA)
     best = ordered[0]
-    # the same values printed in thousands (844 km and 844000 m, read from one word with its
-    # raised zeros or without) name the grid alike: not a runner-up
-    others = [s for s in ordered[1:] if not _same_in_thousands(s, best)]
+    # the same figures with other zeros are no runner-up: in thousands (844 km and 844000
+    # m, read from one word with its raised zeros or without) they name the grid alike;
+    # ten or a hundred times (small raised zeros miscounted) they are the same reading of
+    # the figures, and how many zeros is settled with both families and the CRS
+    # (``reader``); a word's probability of each is its probability of the figures
+    others = [s for s in ordered[1:] if not same_figures(s, best)]
     second = others[0] if others else None
     margin = best.score - (second.score if second is not None else 0.0)
-    return FamilyReading(best, second, margin, candidates=[best, *others[:4]])
+    alike = [s for s in ordered[1:] if same_figures(s, best)]
+    for s in (best, *alike):
+        s.support = scorer.support_of_figures(s, [best, *alike])
+    zeros = [s for s in alike if not same_figures(s, best, (1000.0,))]
+    return FamilyReading(best, second, margin, candidates=[best, *others[:4]], zeros=zeros)
 
 
-def _same_in_thousands(s: Sequence, t: Sequence) -> bool:
-    """Whether one sequence is the other in thousands (``a`` and ``b`` both 1000 times)."""
-    return any(abs(x.a - 1000.0 * y.a) < 1e-6 * max(1.0, abs(x.a))
-               and abs(x.b - 1000.0 * y.b) < 1e-6 * max(1.0, abs(x.b))
-               for x, y in ((s, t), (t, s)))
+def same_figures(s: Sequence, t: Sequence,
+                 factors: tuple[float, ...] = (10.0, 100.0, 1000.0)) -> bool:
+    """Whether one sequence is the other times one of ``factors`` (``a`` and ``b`` both):
+    the same figures followed by more zeros."""
+    return any(abs(x.a - f * y.a) < 1e-6 * max(1.0, abs(x.a))
+               and abs(x.b - f * y.b) < 1e-6 * max(1.0, abs(x.b))
+               for f in factors for x, y in ((s, t), (t, s)))
 
 
 def _proposals(readings: list[tuple[int, float, float]], steps: set[float] | None
@@ -286,6 +304,22 @@ class _Scorer:
 
     def _prob(self, i: int, s: str) -> np.ndarray:
         return self.cache[(i, s)]
+
+    def support_of_figures(self, seq: Sequence, alike: list[Sequence]) -> dict:
+        """``seq``'s support (``Sequence.support``) with each word's probability of the
+        line's figures: summed over the strings ``alike`` (scored sequences of the same
+        figures with other zeros, ``seq`` among them) print there, read ``seq``'s way up."""
+        out = {}
+        for (k, end), idx in self.by_end.items():
+            if (k, end) not in seq.support:
+                continue
+            o = seq.ways[(self.words[idx[0]].family, end)]
+            texts = {t for t in (s.text(k) for s in alike) if t is not None}
+            probs = [sum(float(self.cache[(i, t)][o]) for t in texts if (i, t) in self.cache)
+                     for i in idx]
+            j = int(np.argmax(probs))
+            out[(k, end)] = (idx[j], min(1.0, probs[j]))
+        return out
 
     def score(self, a: float, b: float) -> Sequence:
         seq = Sequence(a, b)

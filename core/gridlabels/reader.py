@@ -4,7 +4,9 @@ grid line, with its certainty, from the grid values printed on the sheet.
 Steps: find the words by the frame (:mod:`.words`), read each both ways up with the
 numeral reader (:mod:`.numerals`), decode each family's most probable sequence of values
 and its margin over the runner-up (:mod:`.decode`); a family the words by the frame leave
-undetermined is decoded again with the words along the lines inside the map too; then
+undetermined is decoded again with the words along the lines inside the map too; how many
+zeros end the values, when the reader cannot count them, is chosen with both families and
+the CRS's area of use (:func:`_zeros`); then
 decide which family is the easting, the signs and the units (:mod:`.orient`). Below
 :data:`MIN_MARGIN` (or with two namings the text and the CRS cannot separate) nothing is
 named: :class:`LabelsUnreadableError` says what was read, the best candidates and how to
@@ -16,6 +18,7 @@ centres, like detection).
 
 from __future__ import annotations
 
+import itertools
 import time
 from dataclasses import dataclass, field
 
@@ -169,6 +172,7 @@ def read_grid_labels(image: ImageLike, result: GraticuleResult, crs=None,
                      for f in (0, 1)]
             if sum(map(_sure, again)) > sum(map(_sure, reads)):
                 reads, where = again, "by the frame and inside the map"
+    reads = _zeros(reads, area)
     reads = _one_step(words, logp, reads, steps, fits)
     reads = _other_axis(words, logp, reads, steps, area)
     certainty = _certainty(reads)
@@ -247,6 +251,69 @@ def _sure(r: FamilyReading) -> bool:
     return r.best is not None and r.margin >= MIN_MARGIN and len(r.best.lines_read()) >= 2
 
 
+def _zeros(reads: list[FamilyReading], area: np.ndarray | None) -> list[FamilyReading]:
+    """How many zeros end the values when a family's figures are read surely but not their
+    zeros (small raised zeros: ``910000`` or ``91000``, a sequence of the same figures ten
+    or a hundred times smaller or larger within :data:`MIN_MARGIN` of the best): the one
+    choice for both families that steps alike (in full units or thousands) and, when the
+    grid CRS has an area of use, puts one family in its eastings and the other in its
+    northings. Several such choices, or none: the family is not named, its runner-up the
+    other count of zeros."""
+    options = [[] if r.best is None else
+               [r.best, *(z for z in r.zeros if r.best.score - z.score < MIN_MARGIN)]
+               for r in reads]
+    if all(len(o) <= 1 for o in options):
+        return reads
+    choices = _fitting(options, area)
+    out = list(reads)
+    for f in (0, 1):
+        if len(options[f]) <= 1:
+            continue
+        kept = {_key(pair[f]) for pair in choices}
+        pool = [s for s in options[f] if not kept or _key(s) in kept]     # best first
+        r = reads[f]
+        if len(pool) == 1:
+            second = r.runner_up
+            out[f] = FamilyReading(pool[0], second, pool[0].score - (
+                second.score if second is not None else 0.0), candidates=r.candidates,
+                zeros=[z for z in (r.best, *r.zeros) if z is not pool[0]])
+        else:
+            out[f] = FamilyReading(pool[0], pool[1], pool[0].score - pool[1].score,
+                                   why=f"{_sequence_text(pool[0])} or "
+                                   f"{_sequence_text(pool[1])}: how many zeros end the "
+                                   f"values is unclear, {option('spacing')} tells",
+                                   candidates=r.candidates,
+                                   zeros=r.zeros)
+        out[f].index = r.index
+    return out
+
+
+def _fitting(options: list[list[Sequence]], area: np.ndarray | None) -> list[tuple]:
+    """The pairs of the two families' options (None for a family with none) that
+    :func:`_fit`."""
+    return [pair for pair in itertools.product(*(o or [None] for o in options))
+            if _fit(pair, area)]
+
+
+def _fit(pair: tuple, area: np.ndarray | None) -> bool:
+    """Whether two families' sequences (None: not read) can name one grid: steps alike
+    (equal, or one a thousand times the other) and, with an ``area`` of use, one family's
+    values eastings in it and the other's northings."""
+    if any(s is None for s in pair):
+        s = next((s for s in pair if s is not None), None)
+        test = plausible_values(area)
+        return s is not None and (test is None or test(s.a + s.b * s.span()))
+    b0, b1 = abs(pair[0].b), abs(pair[1].b)
+    if not any(abs(b0 * u - b1) < 1e-6 * b1 or abs(b1 * u - b0) < 1e-6 * b0
+               for u in (1.0, 1000.0)):
+        return False
+    if area is None:
+        return True
+    values = [s.a + s.b * s.span() for s in pair]
+    return any(plausible_values(area, (a,))(values[0])
+               and plausible_values(area, (1 - a,))(values[1]) for a in (0, 1))
+
+
 def _one_step(words: list[Word], logp: np.ndarray, reads: list[FamilyReading],
               steps: set[float] | None, fits=None) -> list[FamilyReading]:
     """Both families must step alike (in full units or thousands): when their best steps
@@ -299,7 +366,7 @@ def _key(s: Sequence) -> tuple[float, float]:
 
 
 def _why(r: FamilyReading) -> str:
-    if r.best is None:
+    if r.best is None or r.why:
         return r.why
     lines = len(r.best.lines_read())
     if lines < 2:

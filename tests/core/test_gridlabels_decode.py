@@ -218,3 +218,60 @@ def test_only_words_that_look_like_a_lines_label_are_warned_about():
               rec("columns", 0, "3750"),              # the corner's row label
               {**rec("columns", 1, "1750"), "used": True}]
     assert [r["text"] for r in reader._rivals(labels, reads)] == ["5750"]
+
+
+def _one_zero_unsure(text: str, blank: float = 0.7) -> np.ndarray:
+    """``text``'s made-up output with its last figure (a zero) read as blank ``blank`` of
+    the time: the small raised zeros of ``910000`` counted as two or as three."""
+    logp = np.exp(_logp(text))
+    t = 2 + 3 * (len(text) - 1)                    # the last figure's two steps
+    for step in (t, t + 1):
+        logp[step] = 1e-4
+        logp[step, 0] = blank
+        logp[step, 1 + SYMBOLS.index("0")] = 1 - blank
+    logp /= logp.sum(axis=1, keepdims=True)
+    return np.log(logp)
+
+
+def _raised_zeros(area):
+    """Columns 910000 911000 912000 and rows 6989000 6988000 6987000 (Lambert-93, m), each
+    label's last zero read or not about as often (so 91000 ... and 698900 ... as likely)."""
+    from core.gridlabels import reader
+    from core.gridlabels.orient import plausible_values
+
+    texts = [(0, k, str(910000 + 1000 * k)) for k in range(3)] + \
+        [(1, k, str(6989000 - 1000 * k)) for k in range(3)]
+    words = [_word(f, k) for f, k, _ in texts]
+    logp = np.array([np.stack([_one_zero_unsure(s), _logp("00")]) for _, _, s in texts])
+    fits = plausible_values(area)
+    return words, logp, [reader._decode(words, logp, f, None, fits) for f in (0, 1)]
+
+
+def test_small_zeros_miscounted_are_one_reading_of_the_figures():
+    """No count of zeros is read surely on any label, but the figures are: the sequence ten
+    times smaller is not the runner-up (it is kept aside as another count of zeros) and
+    each line's probability is that of its figures."""
+    words, logp, reads = _raised_zeros(area_of_use(parse_crs("EPSG:2154")))
+    p = string_probabilities(logp[:1, 0], ["910000", "91000"])[0]
+    assert 0.3 < p[0] < 0.5 and 0.3 < p[1] < 0.5       # neither count sure on its own
+    for r, zeros in zip(reads, ({910000.0, 91000.0}, {6989000.0, 698900.0}), strict=True):
+        assert {r.best.a, *(z.a for z in r.zeros)} == zeros
+        assert r.best.lines_read() == {0, 1, 2}
+        assert r.runner_up is None or r.runner_up.a not in zeros
+
+
+def test_the_count_of_zeros_is_chosen_by_both_families_and_the_crs():
+    """Lambert-93: 698900 cannot be a northing nor 91000 step 100 go with 6989000 step 1000:
+    910000 and 6989000 are named. With no area of use to tell, both counts stay open and
+    the family is not named (the refusal says how many zeros is unclear)."""
+    from core.gridlabels import reader
+
+    area = area_of_use(parse_crs("EPSG:2154"))
+    words, logp, reads = _raised_zeros(area)
+    named = reader._zeros(reads, area)
+    assert [(r.best.a, r.best.b) for r in named] == [(910000.0, 1000.0), (6989000.0, -1000.0)]
+    assert all(reader._sure(r) for r in named)
+    _, _, free = _raised_zeros(None)
+    open_ = reader._zeros(free, None)
+    assert not any(reader._sure(r) for r in open_)
+    assert all("zeros" in reader._why(r) for r in open_)
