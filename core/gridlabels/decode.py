@@ -232,9 +232,9 @@ def decode_family(words: list[Word], logp: np.ndarray, steps: set[float] | None 
     second = others[0] if others else None
     margin = best.score - (second.score if second is not None else 0.0)
     alike = [s for s in ordered[1:] if same_figures(s, best)]
-    for s in (best, *alike):
-        s.support = scorer.support_of_figures(s, [best, *alike])
     zeros = [s for s in alike if not same_figures(s, best, (1000.0,))]
+    for s in (best, *zeros):                 # the counts the reader may name
+        s.support = scorer.support_of_figures(s, [best, *alike])
     return FamilyReading(best, second, margin, candidates=[best, *others[:4]], zeros=zeros)
 
 

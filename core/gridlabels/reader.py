@@ -303,15 +303,20 @@ def _fit(pair: tuple, area: np.ndarray | None) -> bool:
         s = next((s for s in pair if s is not None), None)
         test = plausible_values(area)
         return s is not None and (test is None or test(s.a + s.b * s.span()))
-    b0, b1 = abs(pair[0].b), abs(pair[1].b)
-    if not any(abs(b0 * u - b1) < 1e-6 * b1 or abs(b1 * u - b0) < 1e-6 * b0
-               for u in (1.0, 1000.0)):
+    if not _steps_alike(abs(pair[0].b), abs(pair[1].b)):
         return False
     if area is None:
         return True
     values = [s.a + s.b * s.span() for s in pair]
     return any(plausible_values(area, (a,))(values[0])
                and plausible_values(area, (1 - a,))(values[1]) for a in (0, 1))
+
+
+def _steps_alike(b0: float, b1: float) -> bool:
+    """Whether two families' steps per line (absolute, printed units) name one square grid:
+    equal, or one a thousand times the other (one family printed in kilometres)."""
+    return any(abs(b0 * u - b1) < 1e-6 * b1 or abs(b1 * u - b0) < 1e-6 * b0
+               for u in (1.0, 1000.0))
 
 
 def _one_step(words: list[Word], logp: np.ndarray, reads: list[FamilyReading],
@@ -321,8 +326,7 @@ def _one_step(words: list[Word], logp: np.ndarray, reads: list[FamilyReading],
     if steps is not None or any(r.best is None for r in reads):
         return reads
     b = [abs(r.best.b) for r in reads]
-    if any(abs(b[0] * u - b[1]) < 1e-6 * b[1] or abs(b[1] * u - b[0]) < 1e-6 * b[0]
-           for u in (1.0, 1000.0)):
+    if _steps_alike(*b):
         return reads
     weak = int(np.argmin([r.margin for r in reads]))
     other = b[1 - weak]
