@@ -173,11 +173,19 @@ def within_area(naming: Naming, corners: np.ndarray, area: np.ndarray | None) ->
     """Whether the grid corners fall inside ``area`` ((min E, min N, max E, max N) of
     the CRS's area of use in its own units, widened by :data:`AREA_SLACK`); True when
     the CRS has none."""
+    return all(axes_within_area(naming, corners, area))
+
+
+def axes_within_area(naming: Naming, corners: np.ndarray, area: np.ndarray | None
+                     ) -> tuple[bool, bool]:
+    """Whether the grid corners' eastings, and their northings, fall inside ``area`` (as
+    :func:`within_area`, each axis on its own); (True, True) when the CRS has none."""
     if area is None:
-        return True
+        return True, True
     g = naming.grid(corners)
     pad = AREA_SLACK * np.array([area[2] - area[0], area[3] - area[1]])
-    return bool(np.all(g >= area[:2] - pad) and np.all(g <= area[2:] + pad))
+    ok = (g >= area[:2] - pad) & (g <= area[2:] + pad)
+    return bool(ok[:, 0].all()), bool(ok[:, 1].all())
 
 
 def plausible_values(area: np.ndarray | None, axes: tuple[int, ...] = (0, 1)

@@ -33,6 +33,7 @@ from .orient import (
     KM_BELOW,
     Naming,
     area_of_use,
+    axes_within_area,
     candidates,
     node_extent,
     plausible_values,
@@ -445,6 +446,32 @@ def _records(words: list[Word], logp: np.ndarray, reads: list[FamilyReading]) ->
     return out
 
 
+def _outside_error(naming: Naming, corners: np.ndarray, area: np.ndarray, crs_name: str,
+                   labels: list[dict], certainty: dict) -> LabelsUnreadableError:
+    """The refusal of a naming whose grid falls outside the CRS's area of use. Both axes
+    outside: the grid is drawn in another CRS (``--grid-crs``). One axis in it, the other
+    not: a label misread (part of it missed) is as likely as another CRS (Lambert II's
+    eastings are Lambert-93's too), and the error says both."""
+    ex = naming.grid(corners)
+    ok = axes_within_area(naming, corners, area)
+    ranges = [f"{ex[:, a].min():g} to {ex[:, a].max():g}" for a in (0, 1)]
+    if sum(ok) == 1:
+        good, bad = (0, 1) if ok[0] else (1, 0)
+        family = [FAMILIES[naming.east_family], FAMILIES[1 - naming.east_family]]
+        axis = ("eastings", "northings")
+        return LabelsUnreadableError(
+            f"the {family[bad]} read ({ranges[bad]}) cannot be {axis[bad]} of {crs_name}, "
+            f"though the {family[good]} ({ranges[good]}) are {axis[good]} in it: labels "
+            f"misread or cut short, or a grid drawn in another CRS (give that one with "
+            f"{option('grid-crs')}); or "
+            + ask_anchor(), labels, certainty)
+    return LabelsUnreadableError(
+        f"the grid values read ({ranges[0]} and {ranges[1]}) fall outside the area of use "
+        f"of {crs_name}: is it the CRS the grid is drawn in? give that one with "
+        f"{option('grid-crs')} (and the output CRS with {option('crs')})", labels,
+        certainty, field="grid-crs")
+
+
 def _orient(result: GraticuleResult, reads: list[FamilyReading], words: list[Word], crs,
             spacing: float | None, labels: list[dict], certainty: dict
             ) -> tuple[Naming, list[str]]:
@@ -461,13 +488,7 @@ def _orient(result: GraticuleResult, reads: list[FamilyReading], words: list[Wor
     crs_name = _crs_name(crs)
     placed = [n for n in names if within_area(n, corners, area)]
     if names and not placed:
-        ex = names[0].grid(corners)
-        raise LabelsUnreadableError(
-            f"the grid values read ({ex[:, 0].min():g} to {ex[:, 0].max():g} and "
-            f"{ex[:, 1].min():g} to {ex[:, 1].max():g}) fall outside the area of use of "
-            f"{crs_name}: is it the CRS the grid is drawn in? give that one with "
-            f"{option('grid-crs')} (and the output CRS with {option('crs')})", labels,
-            certainty, field="grid-crs")
+        raise _outside_error(names[0], corners, area, crs_name, labels, certainty)
     if not placed:
         raise LabelsUnreadableError(
             "the values read along the two families give no consistent grid (their steps "

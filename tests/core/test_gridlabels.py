@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -133,6 +134,26 @@ def test_a_geographic_crs_for_a_grid_in_metres_is_an_error_naming_grid_crs(tmp_p
     with pytest.raises(InputError) as err:
         georeference(path, "EPSG:4326", gcps=False, mask=False, outdir=tmp_path / "o")
     assert "area of use of EPSG:4326" in str(err.value) and "--grid-crs" in str(err.value)
+    assert not (tmp_path / "o").exists()
+
+
+def test_values_that_fit_one_axis_of_the_crs_only_say_misread_or_another_crs(tmp_path):
+    """Columns read 652 000 ... (Lambert-93 eastings), rows 400 000 ... (no Lambert-93
+    northing): a cut-short label is as likely as another CRS, and the error says both."""
+    sheet, path = _sheet(tmp_path, "full", centre_northing=400300.0)
+    with pytest.raises(LabelsUnreadableError) as err:
+        georeference(path, LAMBERT, gcps=False, mask=False, outdir=tmp_path / "o")
+    message = str(err.value)
+    said = re.match(r"the rows read \((\S+) to (\S+)\) cannot be northings of EPSG:2154, "
+                    r"though the columns \((\S+) to (\S+)\) are eastings in it", message)
+    assert said is not None, message
+    # the ranges of the detected grid, one line beyond it on each side
+    e, n = sheet.grid_xy.T
+    step = 1000.0
+    for (lo, hi), truth in (((said[1], said[2]), n), ((said[3], said[4]), e)):
+        assert truth.min() - step <= float(lo) <= truth.min() + step
+        assert truth.max() - step <= float(hi) <= truth.max() + step
+    assert "--grid-crs" in message and "--anchor X,Y=E,N" in message
     assert not (tmp_path / "o").exists()
 
 
