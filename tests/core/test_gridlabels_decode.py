@@ -275,3 +275,46 @@ def test_the_count_of_zeros_is_chosen_by_both_families_and_the_crs():
     open_ = reader._zeros(free, None)
     assert not any(reader._sure(r) for r in open_)
     assert all("zeros" in reader._why(r) for r in open_)
+
+
+def _labelled(family: str, a: float, b: float, used: range, rivals: dict[int, str]):
+    """A family's sure sequence ``a + b k`` whose labels on the lines ``used`` agree, and
+    sure labels left out (line -> text), as :func:`reader._records` gives them."""
+    from core.gridlabels.decode import FamilyReading, Sequence
+
+    seq = Sequence(a, b, score=40.0, support={(k, -1): (k, 0.9) for k in used})
+    records = [{"family": family, "line": k, "end": -1, "box": [100 * k, 20, 100 * k + 60, 40],
+                "text": seq.text(k), "value": a + b * k, "confidence": 90.0, "used": True}
+               for k in used]
+    records += [{"family": family, "line": k, "end": 1, "box": [100 * k, 900, 100 * k + 60, 920],
+                 "text": t, "value": float(t), "confidence": 85.0, "used": False}
+                for k, t in rivals.items()]
+    return FamilyReading(seq, None, 15.6), records
+
+
+@pytest.mark.parametrize(("rows", "contradicted"), [
+    # a network never shown Jacoubet's labels (021, measured): its old-style 3 read as a 5
+    # on every row label, the 2750 line's labels read 2700 and 2780 (4750 named there)
+    ((5750.0, range(4), {4: "2700", 5: "2780"}), True),
+    # the right reading, two of its labels misread 3 -> 5 by the shipped network: the used
+    # labels 3750 ... 2750 change their leading figure, the arithmetic checks it
+    ((3750.0, range(5), {1: "5500", 2: "5250"}), False),
+    # a label misread in its low figures only is no witness of the leading ones
+    ((5750.0, range(4), {1: "5700"}), False),
+    # nor a stray number by the line (a scale's 2000 on the 4750 line): it does not read
+    # the line's varying figures (the 7 of 4750)
+    ((5750.0, range(4), {4: "2000"}), False),
+])
+def test_leading_figures_shared_by_every_label_are_refused_when_a_label_reads_them_otherwise(
+        rows, contradicted):
+    from core.gridlabels import reader
+
+    a, used, rivals = rows
+    columns, col_records = _labelled("columns", 2000.0, -250.0, range(5), {})
+    named, row_records = _labelled("rows", a, -250.0, used, rivals)
+    found = reader._contradicted(col_records + row_records, [columns, named])
+    assert bool(found) is contradicted
+    if contradicted:
+        assert found[0].startswith("every row label used (5750 5500 5250 5000) begins "
+                                   "with 5, which the steps between them do not check, "
+                                   "but '2700' at (400, 900) on the 4750 line")
