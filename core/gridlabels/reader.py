@@ -6,7 +6,8 @@ numeral reader (:mod:`.numerals`), decode each family's most probable sequence o
 and its margin over the runner-up (:mod:`.decode`); a family the words by the frame leave
 undetermined is decoded again with the words along the lines inside the map too; how many
 zeros end the values, when the reader cannot count them, is chosen with both families and
-the CRS's area of use (:func:`_zeros`); a family whose used labels all share their
+the CRS's area of use (:func:`_zeros`), or, when the families' steps differ, as the one
+count that makes them step alike (:func:`_recount`); a family whose used labels all share their
 leading figures is refused when a label of one of its lines reads them otherwise
 (:func:`_contradicted`: one glyph misread alike on every label); then
 decide which family is the easting, the signs and the units (:mod:`.orient`). Below
@@ -29,7 +30,7 @@ import numpy as np
 from ..errors import InputError, option
 from ..graticule.result import GraticuleResult
 from ..imageio import ImageLike
-from .decode import OUTSIDE_AREA, FamilyReading, Sequence, decode_family
+from .decode import OUTSIDE_AREA, FamilyReading, Sequence, decode_family, same_figures
 from .numerals import likely_strings, net_input, read_logits
 from .orient import (
     KM_BELOW,
@@ -176,7 +177,7 @@ def read_grid_labels(image: ImageLike, result: GraticuleResult, crs=None,
             if sum(map(_sure, again)) > sum(map(_sure, reads)):
                 reads, where = again, "by the frame and inside the map"
     reads = _zeros(reads, area)
-    reads = _one_step(words, logp, reads, steps, fits)
+    reads = _one_step(words, logp, reads, steps, fits, area)
     reads = _other_axis(words, logp, reads, steps, area)
     certainty = _certainty(reads)
     labels = _records(words, logp, reads)
@@ -378,19 +379,50 @@ def _steps_alike(b0: float, b1: float) -> bool:
 
 
 def _one_step(words: list[Word], logp: np.ndarray, reads: list[FamilyReading],
-              steps: set[float] | None, fits=None) -> list[FamilyReading]:
+              steps: set[float] | None, fits=None, area: np.ndarray | None = None
+              ) -> list[FamilyReading]:
     """Both families must step alike (in full units or thousands): when their best steps
-    differ, the family with the smaller margin is decoded again with the other's step."""
+    differ, and no single count of zeros of one family's figures (:func:`_recount`) makes
+    them alike, the family with the smaller margin is decoded again with the other's
+    step."""
     if steps is not None or any(r.best is None for r in reads):
         return reads
     b = [abs(r.best.b) for r in reads]
     if _steps_alike(*b):
         return reads
+    recounted = _recount(reads, area)
+    if recounted is not None:
+        return recounted
     weak = int(np.argmin([r.margin for r in reads]))
     other = b[1 - weak]
     again = _decode(words, logp, weak, {other, other * 1000.0, other / 1000.0}, fits)
     out = list(reads)
     out[weak] = again
+    return out
+
+
+def _recount(reads: list[FamilyReading], area: np.ndarray | None
+             ) -> list[FamilyReading] | None:
+    """The families' readings with one family's count of zeros changed, when that is the
+    one way to step alike: a sequence of the same figures ten or a hundred times larger or
+    smaller (``FamilyReading.zeros``, however much less likely: small raised zeros are
+    what the reader counts worst) that :func:`_fit` s with the other family's best. None
+    when there are several such ways or none."""
+    ways = [(f, z) for f in (0, 1) for z in reads[f].zeros
+            if _fit((z, reads[1].best) if f == 0 else (reads[0].best, z), area)]
+    # a thousand times apart they name one grid (312 km, 312000 m): one way, the likelier
+    ways = [(f, z) for f, z in ways if not any(
+        g == f and y.score > z.score and same_figures(y, z, (1000.0,)) for g, y in ways)]
+    if len(ways) != 1:
+        return None
+    f, z = ways[0]
+    r = reads[f]
+    second = r.runner_up
+    out = list(reads)
+    out[f] = FamilyReading(z, second, z.score - (second.score if second is not None else 0.0),
+                           candidates=r.candidates,
+                           zeros=[s for s in (r.best, *r.zeros) if s is not z])
+    out[f].index = r.index
     return out
 
 

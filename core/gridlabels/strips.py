@@ -63,23 +63,19 @@ def strip_ink(strip: np.ndarray, long_px: int, mend: bool = True
     hist = np.cumsum(cv2.calcHist([depth], [0], None, [256], [0, 256]).ravel())
     contrast = float(np.searchsorted(hist, 0.999 * hist[-1]))       # 99.9th percentile
     ink = (depth > max(35.0, 0.4 * contrast)).astype(np.uint8) * 255
-    # found at half size (four times fewer pixels, kernels half as long): axis-aligned
-    # strokes by openings, strokes at other angles (a frame the grid is tilted against)
-    # by a Hough transform
-    half = (cv2.resize(ink, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA) > 0)
-    half = half.astype(np.uint8) * 255
-    n = max(3, long_px // 2)
-    upright = cv2.morphologyEx(half, cv2.MORPH_OPEN, np.ones((n, 1), np.uint8))
-    level = cv2.morphologyEx(half, cv2.MORPH_OPEN, np.ones((1, n), np.uint8))
-    segs = cv2.HoughLinesP(cv2.subtract(half, upright | level), 1, np.pi / 180, int(0.7 * n),
+    # axis-aligned strokes by openings, strokes at other angles (a frame the grid is
+    # tilted against) by a Hough transform; at full size: at half size the one-pixel gaps
+    # between small figures close, and a row of them is taken for a stroke
+    n = max(3, long_px)
+    upright = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((n, 1), np.uint8))
+    level = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((1, n), np.uint8))
+    segs = cv2.HoughLinesP(cv2.subtract(ink, upright | level), 1, np.pi / 180, int(0.7 * n),
                            minLineLength=n, maxLineGap=2)
     for x0, y0, x1, y1 in (segs.reshape(-1, 4) if segs is not None else []):
         cv2.line(level if abs(x1 - x0) >= abs(y1 - y0) else upright,
                  (int(x0), int(y0)), (int(x1), int(y1)), 255, 2)
-    # each kind of stroke back at full size, a pixel wider each side
-    level, upright = (cv2.dilate(cv2.resize(m, (ink.shape[1], ink.shape[0]),
-                                            interpolation=cv2.INTER_NEAREST),
-                                 np.ones((3, 3), np.uint8)) for m in (level, upright))
+    # each kind of stroke a pixel wider each side
+    level, upright = (cv2.dilate(m, np.ones((3, 3), np.uint8)) for m in (level, upright))
     lines = level | upright
     kept = cv2.subtract(ink, lines)
     mended = _mended(kept, ink, level, upright, max(5, long_px // 4)) if mend \

@@ -67,6 +67,11 @@ LONGEST_WORD = 15
 NARROW_ACROSS = 0.07
 NARROW_OUT = 0.12
 NARROW_IN = 0.03
+#: Narrow window: a row of touching figures is a component at least TOUCHING_HEIGHT px
+#: high, at most TOUCHING_LONG times as wide, its ink filling TOUCHING_FILL of its box.
+TOUCHING_HEIGHT = 5
+TOUCHING_LONG = 8
+TOUCHING_FILL = (0.25, 0.8)
 #: Ink darker than this (0-255, 255 = the strip's darkest ink) may be a faint figure.
 FAINT_INK = 60
 #: A line ends where its last run of ink at least this long (cells) ends; gaps up to
@@ -245,7 +250,15 @@ def _figure_groups(ink: np.ndarray, max_h: int) -> list[np.ndarray]:
     components whose rows overlap and whose gap is less than the taller one's height join
     (a tick removed with the line leaves such a gap in a number)."""
     n, _, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
-    size = np.maximum(stats[:, 2], stats[:, 3])
+    cw, ch = stats[:, 2], stats[:, 3]
+    size = np.maximum(cw, ch)
+    # small figures that touch in a row are one component: its size is its height when
+    # it is a row of figures (TOUCHING_HEIGHT px high or more, at most TOUCHING_LONG times
+    # as wide, ink filling TOUCHING_FILL of its box: not a piece of hatching or of a line)
+    fill = stats[:, cv2.CC_STAT_AREA] / np.maximum(1, cw * ch)
+    touching = ((cw > ch) & (cw <= TOUCHING_LONG * ch) & (ch >= TOUCHING_HEIGHT)
+                & (fill >= TOUCHING_FILL[0]) & (fill <= TOUCHING_FILL[1]))
+    size = np.where(touching, ch, size)
     keep = np.flatnonzero((size >= 3) & (size <= max_h)
                           & (stats[:, cv2.CC_STAT_AREA] >= 0.08 * size.astype(np.float64) ** 1.5))
     keep = keep[keep > 0]

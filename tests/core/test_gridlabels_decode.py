@@ -318,3 +318,32 @@ def test_leading_figures_shared_by_every_label_are_refused_when_a_label_reads_th
         assert found[0].startswith("every row label used (5750 5500 5250 5000) begins "
                                    "with 5, which the steps between them do not check, "
                                    "but '2700' at (400, 900) on the 4750 line")
+
+
+def test_steps_that_conflict_take_the_one_count_of_zeros_that_makes_them_alike():
+    """Small raised zeros read 312^00 (31200 ... step 100) more surely than 312^000, the rows
+    6922 6921 ... (kilometres, step 1): only 312000 ... step 1000 (or 312 km, the same grid)
+    steps alike and fits Lambert-93, so the columns are named 312000 ...; without an area
+    of use the rows' count could change too, several ways remain and nothing is chosen."""
+    from core.gridlabels import reader
+    from core.gridlabels.decode import FamilyReading, Sequence
+
+    def family(best, zeros, second=None):
+        r = FamilyReading(best, second, best.score - (second.score if second else 0.0),
+                          zeros=zeros)
+        r.index = []
+        return r
+
+    def seq(a, b, score):
+        return Sequence(a, b, score=score, support={(k, -1): (k, 0.9) for k in range(4)})
+
+    columns = family(seq(31200.0, 100.0, 59.1), [seq(312000.0, 1000.0, 53.6),
+                                                 seq(312.0, 1.0, 38.9)],
+                     seq(400.0, -100.0, 36.0))
+    rows = family(seq(6923.0, -1.0, 34.7), [seq(692300.0, -100.0, 20.0)])
+    area = area_of_use(parse_crs("EPSG:2154"))
+    named = reader._recount([columns, rows], area)
+    assert (named[0].best.a, named[0].best.b) == (312000.0, 1000.0)
+    assert named[0].margin == pytest.approx(53.6 - 36.0)
+    assert named[1] is rows
+    assert reader._recount([columns, rows], None) is None

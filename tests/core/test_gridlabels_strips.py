@@ -74,3 +74,32 @@ def test_a_line_drawn_through_figures_is_removed_and_the_figures_kept_whole():
     # every figure is one piece across the line, not a top and a bottom half
     assert (tall >= 0.8 * h).sum() == 3 and (n - 1) == 3
     assert dark[mid, cols[0]:cols[-1]].max() > 0     # its darkness under the line is kept
+
+
+def test_small_figures_a_pixel_apart_are_kept_and_the_frame_removed():
+    """A label of 7 px figures a pixel or two apart (a 4000 px sheet) beside the frame:
+    strokes sought at half size took the row of figures for one (the gaps close there)."""
+    strip = np.full((60, 200), 230, np.uint8)
+    cv2.line(strip, (0, 10), (199, 10), 40, 2)
+    cv2.putText(strip, "6550000", (20, 40), cv2.FONT_HERSHEY_PLAIN, 0.75, 30, 1, cv2.LINE_8)
+    ink, _ = strip_ink(strip, 24)
+    figures = strip[28:45, 15:120] < 128
+    assert (ink[28:45, 15:120] > 0)[figures].mean() > 0.95
+    assert not (ink[8:13] > 0).any()
+
+
+def test_a_row_of_touching_small_figures_is_one_group():
+    """Figures 8 px high touching in a row are one component five times wider than high;
+    it is a group of figures, not dropped as too big (a thin stroke beside it is)."""
+    from core.gridlabels.words import _figure_groups
+
+    ink = np.zeros((40, 120), np.uint8)
+    for i, figure in enumerate("6550000"):
+        cv2.putText(ink, figure, (10 + 5 * i, 25), cv2.FONT_HERSHEY_PLAIN, 0.8, 255, 1,
+                    cv2.LINE_8)
+    n, _, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    assert n == 2                              # the figures touch: one component
+    cv2.line(ink, (0, 36), (119, 36), 255, 1)  # a thin stroke below: not a figure row
+    groups = _figure_groups(ink, max_h=12)
+    x, y, w, h = stats[1, :4].tolist()
+    assert [g.tolist() for g in groups] == [[x, y, x + w, y + h]]
