@@ -11,8 +11,9 @@ A :class:`LabelsUnreadableError` (an ``InputError``) says why the values do not 
 grid surely, with what was read and the candidates. Pixel coordinates: x right, y down.
 """
 
+from .agreement import MIN_MARGIN
 from .orient import Naming
-from .reader import MIN_MARGIN, GridLabelling, LabelsUnreadableError, read_grid_labels
+from .reader import GridLabelling, LabelsUnreadableError, read_grid_labels
 
 __all__ = ["MIN_MARGIN", "GridLabelling", "LabelsUnreadableError", "Naming",
            "read_grid_labels"]

@@ -26,7 +26,7 @@ Sequences of the same figures with more or fewer zeros (``910000 911000`` and ``
 91100``: small raised zeros are the hardest thing to count) are one reading of the figures:
 not each other's runner-up, and a word's probability of a line's figures is summed over
 their strings. Which count is printed is chosen with both families and the CRS
-(``reader._zeros``).
+(:func:`.agreement.choose_zeros`).
 
 Values: as printed (an unsigned sheet prints 3000 for -3000: the sign is decided later with
 the text's direction, :mod:`.orient`).

@@ -4,16 +4,15 @@ grid line, with its certainty, from the grid values printed on the sheet.
 Steps: find the words by the frame (:mod:`.words`), read each both ways up with the
 numeral reader (:mod:`.numerals`), decode each family's most probable sequence of values
 and its margin over the runner-up (:mod:`.decode`); a family the words by the frame leave
-undetermined is decoded again with the words along the lines inside the map too; how many
-zeros end the values, when the reader cannot count them, is chosen with both families and
-the CRS's area of use (:func:`_zeros`), or, when the families' steps differ, as the one
-count that makes them step alike (:func:`_recount`); a family whose used labels all share their
-leading figures is refused when a label of one of its lines reads them otherwise
-(:func:`_contradicted`: one glyph misread alike on every label); then
-decide which family is the easting, the signs and the units (:mod:`.orient`). Below
-:data:`MIN_MARGIN` (or with two namings the text and the CRS cannot separate) nothing is
-named: :class:`LabelsUnreadableError` says what was read, the best candidates and how to
-settle it.
+undetermined is decoded again with the words along the lines inside the map too; then
+make the two families agree (:mod:`.agreement`): how many zeros end the values, when the
+reader cannot count them (:func:`.agreement.choose_zeros`, or when the families' steps
+differ :func:`.agreement.recount`), one step for both, and no family whose shared leading
+figures a label of one of its lines reads otherwise (:func:`.agreement.contradicted`: one
+glyph misread alike on every label); then decide which family is the easting, the signs
+and the units (:mod:`.orient`). Below :data:`.agreement.MIN_MARGIN` (or with two namings
+the text and the CRS cannot separate) nothing is named: :class:`LabelsUnreadableError`
+says what was read, the best candidates and how to settle it.
 
 Pixel coordinates: x right, y down, full-resolution pixels (integer values at pixel
 centres, like detection).
@@ -21,7 +20,6 @@ centres, like detection).
 
 from __future__ import annotations
 
-import itertools
 import time
 from dataclasses import dataclass, field
 
@@ -30,7 +28,19 @@ import numpy as np
 from ..errors import InputError, option
 from ..graticule.result import GraticuleResult
 from ..imageio import ImageLike
-from .decode import OUTSIDE_AREA, FamilyReading, Sequence, decode_family, same_figures
+from .agreement import (
+    FAMILIES,
+    MIN_MARGIN,
+    choose_zeros,
+    contradicted,
+    key,
+    recount,
+    rivals,
+    sequence_text,
+    steps_alike,
+    sure,
+)
+from .decode import OUTSIDE_AREA, FamilyReading, decode_family
 from .numerals import likely_strings, net_input, read_logits
 from .orient import (
     KM_BELOW,
@@ -45,13 +55,6 @@ from .orient import (
 )
 from .words import Word, inside_words, margin_words, sheet_gray
 
-FAMILIES = ("columns", "rows")
-#: A family's sequence is taken when its evidence beats the runner-up's by at least this
-#: (natural-log units: e**5, about 150 times likelier). Chosen on the tuning runs (the 30
-#: scan changes of the Jacoubet sheets, each read by the model that did not learn from it,
-#: and 30 generated sheets): no run there was placed wrong even with no threshold, and the
-#: right ones had margins from 0.4 to 56; confirmed on 48 others (docs/georef.md).
-MIN_MARGIN = 5.0
 #: A sheet named with a margin below this is "uncertain" (footprints, review): named, but
 #: worth a look.
 SURE_MARGIN = 2 * MIN_MARGIN
@@ -168,25 +171,25 @@ def read_grid_labels(image: ImageLike, result: GraticuleResult, crs=None,
     logp = _read(words)
     reads = [_decode(words, logp, f, steps, fits) for f in (0, 1)]
     where = "by the frame"
-    if any(not _sure(r) for r in reads):
+    if any(not sure(r) for r in reads):
         more = inside_words(gray, reduce, result)
         if more:
             words, logp = words + more, np.concatenate([logp, _read(more)])
-            again = [_decode(words, logp, f, steps, fits) if not _sure(reads[f]) else reads[f]
+            again = [_decode(words, logp, f, steps, fits) if not sure(reads[f]) else reads[f]
                      for f in (0, 1)]
-            if sum(map(_sure, again)) > sum(map(_sure, reads)):
+            if sum(map(sure, again)) > sum(map(sure, reads)):
                 reads, where = again, "by the frame and inside the map"
-    reads = _zeros(reads, area)
+    reads = choose_zeros(reads, area)
     reads = _one_step(words, logp, reads, steps, fits, area)
     reads = _other_axis(words, logp, reads, steps, area)
     certainty = _certainty(reads)
     labels = _records(words, logp, reads)
-    unsure = [f for f in (0, 1) if not _sure(reads[f])]
+    unsure = [f for f in (0, 1) if not sure(reads[f])]
     outside = [f for f in unsure if reads[f].why == OUTSIDE_AREA]
     if outside:
         free = [_decode(words, logp, f, steps) for f in outside]
-        if all(_sure(r) for r in free):
-            shown = "; ".join(f"{FAMILIES[f]} {_sequence_text(r.best)}"
+        if all(sure(r) for r in free):
+            shown = "; ".join(f"{FAMILIES[f]} {sequence_text(r.best)}"
                               for f, r in zip(outside, free, strict=True))
             raise LabelsUnreadableError(
                 f"the grid values read ({shown}) fall outside the area of use of "
@@ -198,9 +201,9 @@ def read_grid_labels(image: ImageLike, result: GraticuleResult, crs=None,
             "the grid values printed on the sheet do not name the grid surely ("
             + "; ".join(f"{FAMILIES[f]}: {_why(reads[f])}" for f in unsure)
             + f"; {len(words)} words read {where}); " + ask_anchor(), labels, certainty)
-    contradicted = _contradicted(labels, reads)
-    if contradicted:
-        raise LabelsUnreadableError("; ".join(contradicted) + ": the same figure may be "
+    contradictions = contradicted(labels, reads)
+    if contradictions:
+        raise LabelsUnreadableError("; ".join(contradictions) + ": the same figure may be "
                                     "misread on every label; " + ask_anchor(), labels,
                                     certainty)
     naming, warnings = _orient(result, reads, words, crs, spacing, labels, certainty)
@@ -208,83 +211,13 @@ def read_grid_labels(image: ImageLike, result: GraticuleResult, crs=None,
         n = len(reads[f].best.lines_read())
         if n < 3:
             warnings.append(f"only {n} {FAMILIES[f]} lines were read: check the labelling")
-    rejected = _rivals(labels, reads)
+    rejected = rivals(labels, reads)
     if rejected:
         warnings.append(f"{len(rejected)} label(s) read surely as another value than the one "
                         "named on their line were left out: " + ", ".join(
                             f"{r['text']!r} at ({r['box'][0]}, {r['box'][1]})"
                             for r in rejected[:6]) + (" ..." if len(rejected) > 6 else ""))
     return GridLabelling(naming, labels, certainty, warnings, time.perf_counter() - start)
-
-
-def _rivals(labels: list[dict], reads: list[FamilyReading]) -> list[dict]:
-    """The records left out that look like labels of their line: read with at least
-    50 % confidence, with as many figures as the value named there, and not a value either
-    family names (a neighbouring line's label, or the other family's by a corner, falls in
-    this line's windows too). Street numbers and specks are not worth a warning."""
-    named = [{r.best.text(k) for k in r.best.span()} if r.best is not None else set()
-             for r in reads]
-    out = []
-    for r in labels:
-        if r["used"] or r["value"] is None or r["confidence"] < 50.0:
-            continue
-        f = FAMILIES.index(r["family"])
-        best = reads[f].best
-        here = best.text(r["line"]) if best is not None else None
-        if (here is not None and len(here.lstrip("-")) == len(r["text"].lstrip("-"))
-                and r["text"] not in named[0] | named[1]):
-            out.append(r)
-    return out
-
-
-def _contradicted(labels: list[dict], reads: list[FamilyReading]) -> list[str]:
-    """What contradicts each family whose leading figures rest on one glyph read alike on
-    every label (empty when none).
-
-    The figures every used label of a family shares from the power of ten just above its
-    step up (the 3 of 3750 3500 3250 3000, the 686 of 6862000 ... 6865000) are not checked
-    by the arithmetic of the values: a typeface whose 3 the reader takes for a 5 on every
-    label gives 5750 ... 5000, every label agreeing, with a large margin. The labels where
-    those figures change (2750 2500) are the witnesses the arithmetic has; when one of
-    them is read surely (:func:`_rivals`) with other leading figures than the value named
-    on its line, but its first varying figure as named (:func:`_witness`), the shared
-    figures are contradicted. Measured 2026-12-07 (docs/georef.md): the Jacoubet runs the
-    networks never shown a real label placed wrong (4 and 2 of 30) are all refused, and
-    no run placed right is, on every benchmark set."""
-    out = []
-    rivals = _rivals(labels, reads)
-    for f, r in enumerate(reads):
-        best = r.best
-        if best is None:
-            continue
-        used = [abs(x["value"]) for x in labels
-                if x["used"] and x["family"] == FAMILIES[f] and x["value"] is not None]
-        unit = 10.0 ** np.ceil(np.log10(abs(best.b) + 1.0))
-        shared = {int(v // unit) for v in used}
-        if len(shared) != 1:
-            continue                   # the used labels themselves change those figures
-        witnesses = [x for x in rivals if x["family"] == FAMILIES[f]
-                     and _witness(x["value"], best.text(x["line"]), unit)]
-        if witnesses:
-            shown = ", ".join(f"{x['text']!r} at ({x['box'][0]}, {x['box'][1]}) on the "
-                              f"{best.text(x['line'])} line" for x in witnesses[:3])
-            out.append(f"every {FAMILIES[f][:-1]} label used ({_sequence_text(best)}) "
-                       f"begins with {shared.pop()}, which the steps between them do not "
-                       f"check, but {shown} read otherwise")
-    return out
-
-
-def _witness(value: float, named: str | None, unit: float) -> bool:
-    """Whether a label reading ``value`` on a line named ``named`` reads its line's value
-    otherwise from ``unit`` up while reading the first figure below ``unit`` (the first
-    figure the step varies) as named: this line's label, read otherwise in its leading
-    figures (2700 on the 4750 line, step 250), not a stray number there (a scale's 5000 on
-    the 6424 line, step 1, differs in that figure 9 times in 10)."""
-    if named is None:
-        return False
-    v, n = abs(value), abs(float(named))
-    return (int(v // unit) != int(n // unit)
-            and int(v // (unit / 10)) % 10 == int(n // (unit / 10)) % 10)
 
 
 def _read(words: list[Word]) -> np.ndarray:
@@ -306,91 +239,19 @@ def _decode(words: list[Word], logp: np.ndarray, f: int, steps: set[float] | Non
     return fr
 
 
-def _sure(r: FamilyReading) -> bool:
-    return r.best is not None and r.margin >= MIN_MARGIN and len(r.best.lines_read()) >= 2
-
-
-def _zeros(reads: list[FamilyReading], area: np.ndarray | None) -> list[FamilyReading]:
-    """How many zeros end the values when a family's figures are read surely but not their
-    zeros (small raised zeros: ``910000`` or ``91000``, a sequence of the same figures ten
-    or a hundred times smaller or larger within :data:`MIN_MARGIN` of the best): the one
-    choice for both families that steps alike (in full units or thousands) and, when the
-    grid CRS has an area of use, puts one family in its eastings and the other in its
-    northings. Several such choices, or none: the family is not named, its runner-up the
-    other count of zeros."""
-    options = [[] if r.best is None else
-               [r.best, *(z for z in r.zeros if r.best.score - z.score < MIN_MARGIN)]
-               for r in reads]
-    if all(len(o) <= 1 for o in options):
-        return reads
-    choices = _fitting(options, area)
-    out = list(reads)
-    for f in (0, 1):
-        if len(options[f]) <= 1:
-            continue
-        kept = {_key(pair[f]) for pair in choices}
-        pool = [s for s in options[f] if not kept or _key(s) in kept]     # best first
-        r = reads[f]
-        if len(pool) == 1:
-            second = r.runner_up
-            out[f] = FamilyReading(pool[0], second, pool[0].score - (
-                second.score if second is not None else 0.0), candidates=r.candidates,
-                zeros=[z for z in (r.best, *r.zeros) if z is not pool[0]])
-        else:
-            out[f] = FamilyReading(pool[0], pool[1], pool[0].score - pool[1].score,
-                                   why=f"{_sequence_text(pool[0])} or "
-                                   f"{_sequence_text(pool[1])}: how many zeros end the "
-                                   f"values is unclear, {option('spacing')} tells",
-                                   candidates=r.candidates,
-                                   zeros=r.zeros)
-        out[f].index = r.index
-    return out
-
-
-def _fitting(options: list[list[Sequence]], area: np.ndarray | None) -> list[tuple]:
-    """The pairs of the two families' options (None for a family with none) that
-    :func:`_fit`."""
-    return [pair for pair in itertools.product(*(o or [None] for o in options))
-            if _fit(pair, area)]
-
-
-def _fit(pair: tuple, area: np.ndarray | None) -> bool:
-    """Whether two families' sequences (None: not read) can name one grid: steps alike
-    (equal, or one a thousand times the other) and, with an ``area`` of use, one family's
-    values eastings in it and the other's northings."""
-    if any(s is None for s in pair):
-        s = next((s for s in pair if s is not None), None)
-        test = plausible_values(area)
-        return s is not None and (test is None or test(s.a + s.b * s.span()))
-    if not _steps_alike(abs(pair[0].b), abs(pair[1].b)):
-        return False
-    if area is None:
-        return True
-    values = [s.a + s.b * s.span() for s in pair]
-    return any(plausible_values(area, (a,))(values[0])
-               and plausible_values(area, (1 - a,))(values[1]) for a in (0, 1))
-
-
-def _steps_alike(b0: float, b1: float) -> bool:
-    """Whether two families' steps per line (absolute, printed units) name one square grid:
-    equal, or one a thousand times the other (one family printed in kilometres)."""
-    return any(abs(b0 * u - b1) < 1e-6 * b1 or abs(b1 * u - b0) < 1e-6 * b0
-               for u in (1.0, 1000.0))
-
-
 def _one_step(words: list[Word], logp: np.ndarray, reads: list[FamilyReading],
               steps: set[float] | None, fits=None, area: np.ndarray | None = None
               ) -> list[FamilyReading]:
     """Both families must step alike (in full units or thousands): when their best steps
-    differ, and no single count of zeros of one family's figures (:func:`_recount`) makes
+    differ, and no single count of zeros of one family's figures (:func:`.agreement.recount`) makes
     them alike, the family with the smaller margin is decoded again with the other's
     step."""
     if steps is not None or any(r.best is None for r in reads):
         return reads
     b = [abs(r.best.b) for r in reads]
-    if _steps_alike(*b):
+    if steps_alike(*b):
         return reads
-    recounted = _recount(reads, area)
+    recounted = recount(reads, area)
     if recounted is not None:
         return recounted
     weak = int(np.argmin([r.margin for r in reads]))
@@ -398,31 +259,6 @@ def _one_step(words: list[Word], logp: np.ndarray, reads: list[FamilyReading],
     again = _decode(words, logp, weak, {other, other * 1000.0, other / 1000.0}, fits)
     out = list(reads)
     out[weak] = again
-    return out
-
-
-def _recount(reads: list[FamilyReading], area: np.ndarray | None
-             ) -> list[FamilyReading] | None:
-    """The families' readings with one family's count of zeros changed, when that is the
-    one way to step alike: a sequence of the same figures ten or a hundred times larger or
-    smaller (``FamilyReading.zeros``, however much less likely: small raised zeros are
-    what the reader counts worst) that :func:`_fit` s with the other family's best. None
-    when there are several such ways or none."""
-    ways = [(f, z) for f in (0, 1) for z in reads[f].zeros
-            if _fit((z, reads[1].best) if f == 0 else (reads[0].best, z), area)]
-    # a thousand times apart they name one grid (312 km, 312000 m): one way, the likelier
-    ways = [(f, z) for f, z in ways if not any(
-        g == f and y.score > z.score and same_figures(y, z, (1000.0,)) for g, y in ways)]
-    if len(ways) != 1:
-        return None
-    f, z = ways[0]
-    r = reads[f]
-    second = r.runner_up
-    out = list(reads)
-    out[f] = FamilyReading(z, second, z.score - (second.score if second is not None else 0.0),
-                           candidates=r.candidates,
-                           zeros=[s for s in (r.best, *r.zeros) if s is not z])
-    out[f].index = r.index
     return out
 
 
@@ -438,25 +274,21 @@ def _other_axis(words: list[Word], logp: np.ndarray, reads: list[FamilyReading],
         return reads
     out = list(reads)
     for f in (0, 1):
-        sure, other = reads[f], reads[1 - f]
-        if not _sure(sure) or _sure(other) or other.best is None:
+        named, other = reads[f], reads[1 - f]
+        if not sure(named) or sure(other) or other.best is None:
             continue
-        values = sure.best.a + sure.best.b * sure.best.span()
+        values = named.best.a + named.best.b * named.best.span()
         axes = [a for a in (0, 1) if plausible_values(area, (a,))(values)]
         if len(axes) != 1:
             continue
-        b = abs(sure.best.b)                   # both families step alike (_one_step)
+        b = abs(named.best.b)                   # both families step alike (_one_step)
         alike = steps if steps is not None else {b, b * 1000.0, b / 1000.0}
         again = _decode(words, logp, 1 - f, alike, plausible_values(area, (1 - axes[0],)),
                         rule_out_best=True)
-        top = {_key(s) for s in (other.best, other.runner_up) if s is not None}
-        if again.best is not None and _key(again.best) in top:
+        top = {key(s) for s in (other.best, other.runner_up) if s is not None}
+        if again.best is not None and key(again.best) in top:
             out[1 - f] = again
     return out
-
-
-def _key(s: Sequence) -> tuple[float, float]:
-    return round(s.a, 6), round(s.b, 6)
 
 
 def _why(r: FamilyReading) -> str:
@@ -466,17 +298,11 @@ def _why(r: FamilyReading) -> str:
     if lines < 2:
         return f"values read surely on {lines} line only"
     second = r.runner_up
-    best = _sequence_text(r.best)
+    best = sequence_text(r.best)
     if second is None:
         return f"best {best}, too little evidence ({r.margin:.1f})"
-    return (f"{best} or {_sequence_text(second)} (margin {r.margin:.1f}, "
+    return (f"{best} or {sequence_text(second)} (margin {r.margin:.1f}, "
             f"{MIN_MARGIN:g} needed)")
-
-
-def _sequence_text(s: Sequence) -> str:
-    ks = sorted({k for k, _ in s.support})
-    shown = [s.text(k) or "?" for k in ks[:4]]
-    return " ".join(shown) + (" ..." if len(ks) > 4 else "")
 
 
 def _certainty(reads: list[FamilyReading]) -> dict:
@@ -484,8 +310,8 @@ def _certainty(reads: list[FamilyReading]) -> dict:
     for f, r in enumerate(reads):
         fams[FAMILIES[f]] = {
             "margin": round(float(r.margin), 3),
-            "best": None if r.best is None else _sequence_text(r.best),
-            "runner_up": None if r.runner_up is None else _sequence_text(r.runner_up),
+            "best": None if r.best is None else sequence_text(r.best),
+            "runner_up": None if r.runner_up is None else sequence_text(r.runner_up),
             "step": None if r.best is None else r.best.b,
             "lines_read": 0 if r.best is None else len(r.best.lines_read())}
     return {"margin": round(float(min(r.margin for r in reads)), 3),

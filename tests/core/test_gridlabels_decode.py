@@ -179,7 +179,7 @@ def test_a_family_that_can_only_be_eastings_makes_the_other_northings():
     13 on four rows (an easting of 10 km lies in Lambert-93's area of use, a northing does
     not): taken alone the rows stay open; once the columns are the eastings, the rows are
     northings and named 6772 ... surely."""
-    from core.gridlabels import reader
+    from core.gridlabels import agreement, reader
     from core.gridlabels.orient import plausible_values
 
     texts = [(0, 0, "469"), (0, 1, "470"), (0, 2, "471"), (1, 2, "6770"), (1, 3, "6769"),
@@ -188,10 +188,10 @@ def test_a_family_that_can_only_be_eastings_makes_the_other_northings():
     logp = np.array([np.stack([_logp(s), _logp("00")]) for _, _, s in texts])
     area = area_of_use(parse_crs("EPSG:2154"))
     reads = [reader._decode(words, logp, f, None, plausible_values(area)) for f in (0, 1)]
-    assert reader._sure(reads[0]) and not reader._sure(reads[1])
+    assert agreement.sure(reads[0]) and not agreement.sure(reads[1])
     named = reader._other_axis(words, logp, reads, None, area)
     assert named[0] is reads[0]
-    assert reader._sure(named[1]) and [named[1].best.text(k) for k in (2, 3)] == ["6770",
+    assert agreement.sure(named[1]) and [named[1].best.text(k) for k in (2, 3)] == ["6770",
                                                                                    "6769"]
     # without an area of use nothing is ruled out
     assert reader._other_axis(words, logp, reads, None, None) == reads
@@ -200,7 +200,7 @@ def test_a_family_that_can_only_be_eastings_makes_the_other_northings():
 def test_only_words_that_look_like_a_lines_label_are_warned_about():
     """Left-out words worth a warning read surely as a value of the named one's length
     that neither family names: not a street number, not a neighbour's or a corner's label."""
-    from core.gridlabels import reader
+    from core.gridlabels import agreement
     from core.gridlabels.decode import FamilyReading, Sequence
 
     cols = Sequence(2000.0, -250.0, support={(k, -1): (0, 0.9) for k in range(4)})
@@ -217,7 +217,7 @@ def test_only_words_that_look_like_a_lines_label_are_warned_about():
               rec("columns", 0, "1750"),              # the next column's label
               rec("columns", 0, "3750"),              # the corner's row label
               {**rec("columns", 1, "1750"), "used": True}]
-    assert [r["text"] for r in reader._rivals(labels, reads)] == ["5750"]
+    assert [r["text"] for r in agreement.rivals(labels, reads)] == ["5750"]
 
 
 def _one_zero_unsure(text: str, blank: float = 0.7) -> np.ndarray:
@@ -264,16 +264,16 @@ def test_the_count_of_zeros_is_chosen_by_both_families_and_the_crs():
     """Lambert-93: 698900 cannot be a northing nor 91000 step 100 go with 6989000 step 1000:
     910000 and 6989000 are named. With no area of use to tell, both counts stay open and
     the family is not named (the refusal says how many zeros is unclear)."""
-    from core.gridlabels import reader
+    from core.gridlabels import agreement, reader
 
     area = area_of_use(parse_crs("EPSG:2154"))
     words, logp, reads = _raised_zeros(area)
-    named = reader._zeros(reads, area)
+    named = agreement.choose_zeros(reads, area)
     assert [(r.best.a, r.best.b) for r in named] == [(910000.0, 1000.0), (6989000.0, -1000.0)]
-    assert all(reader._sure(r) for r in named)
+    assert all(agreement.sure(r) for r in named)
     _, _, free = _raised_zeros(None)
-    open_ = reader._zeros(free, None)
-    assert not any(reader._sure(r) for r in open_)
+    open_ = agreement.choose_zeros(free, None)
+    assert not any(agreement.sure(r) for r in open_)
     assert all("zeros" in reader._why(r) for r in open_)
 
 
@@ -307,12 +307,12 @@ def _labelled(family: str, a: float, b: float, used: range, rivals: dict[int, st
 ])
 def test_leading_figures_shared_by_every_label_are_refused_when_a_label_reads_them_otherwise(
         rows, contradicted):
-    from core.gridlabels import reader
+    from core.gridlabels import agreement
 
     a, used, rivals = rows
     columns, col_records = _labelled("columns", 2000.0, -250.0, range(5), {})
     named, row_records = _labelled("rows", a, -250.0, used, rivals)
-    found = reader._contradicted(col_records + row_records, [columns, named])
+    found = agreement.contradicted(col_records + row_records, [columns, named])
     assert bool(found) is contradicted
     if contradicted:
         assert found[0].startswith("every row label used (5750 5500 5250 5000) begins "
@@ -325,7 +325,7 @@ def test_steps_that_conflict_take_the_one_count_of_zeros_that_makes_them_alike()
     6922 6921 ... (kilometres, step 1): only 312000 ... step 1000 (or 312 km, the same grid)
     steps alike and fits Lambert-93, so the columns are named 312000 ...; without an area
     of use the rows' count could change too, several ways remain and nothing is chosen."""
-    from core.gridlabels import reader
+    from core.gridlabels import agreement
     from core.gridlabels.decode import FamilyReading, Sequence
 
     def family(best, zeros, second=None):
@@ -342,8 +342,8 @@ def test_steps_that_conflict_take_the_one_count_of_zeros_that_makes_them_alike()
                      seq(400.0, -100.0, 36.0))
     rows = family(seq(6923.0, -1.0, 34.7), [seq(692300.0, -100.0, 20.0)])
     area = area_of_use(parse_crs("EPSG:2154"))
-    named = reader._recount([columns, rows], area)
+    named = agreement.recount([columns, rows], area)
     assert (named[0].best.a, named[0].best.b) == (312000.0, 1000.0)
     assert named[0].margin == pytest.approx(53.6 - 36.0)
     assert named[1] is rows
-    assert reader._recount([columns, rows], None) is None
+    assert agreement.recount([columns, rows], None) is None
