@@ -67,10 +67,7 @@ def choose_zeros(reads: list[FamilyReading], area: np.ndarray | None) -> list[Fa
         pool = [s for s in options[f] if not kept or key(s) in kept]     # best first
         r = reads[f]
         if len(pool) == 1:
-            second = r.runner_up
-            out[f] = FamilyReading(pool[0], second, pool[0].score - (
-                second.score if second is not None else 0.0), candidates=r.candidates,
-                zeros=[z for z in (r.best, *r.zeros) if z is not pool[0]])
+            out[f] = _taking(r, pool[0])
         else:
             out[f] = FamilyReading(pool[0], pool[1], pool[0].score - pool[1].score,
                                    why=f"{sequence_text(pool[0])} or "
@@ -78,7 +75,18 @@ def choose_zeros(reads: list[FamilyReading], area: np.ndarray | None) -> list[Fa
                                    f"values is unclear, {option('spacing')} tells",
                                    candidates=r.candidates,
                                    zeros=r.zeros)
-        out[f].index = r.index
+            out[f].index = r.index
+    return out
+
+
+def _taking(r: FamilyReading, seq: Sequence) -> FamilyReading:
+    """``r`` with ``seq``, one of its counts of zeros, named: its margin over ``r``'s
+    runner-up, the other counts (``r``'s best among them) its ``zeros``."""
+    second = r.runner_up
+    out = FamilyReading(seq, second, seq.score - (second.score if second is not None else 0.0),
+                        candidates=r.candidates,
+                        zeros=[s for s in (r.best, *r.zeros) if s is not seq])
+    out.index = r.index
     return out
 
 
@@ -128,13 +136,8 @@ def recount(reads: list[FamilyReading], area: np.ndarray | None
     if len(ways) != 1:
         return None
     f, z = ways[0]
-    r = reads[f]
-    second = r.runner_up
     out = list(reads)
-    out[f] = FamilyReading(z, second, z.score - (second.score if second is not None else 0.0),
-                           candidates=r.candidates,
-                           zeros=[s for s in (r.best, *r.zeros) if s is not z])
-    out[f].index = r.index
+    out[f] = _taking(reads[f], z)
     return out
 
 

@@ -243,9 +243,9 @@ def _one_step(words: list[Word], logp: np.ndarray, reads: list[FamilyReading],
               steps: set[float] | None, fits=None, area: np.ndarray | None = None
               ) -> list[FamilyReading]:
     """Both families must step alike (in full units or thousands): when their best steps
-    differ, and no single count of zeros of one family's figures (:func:`.agreement.recount`) makes
-    them alike, the family with the smaller margin is decoded again with the other's
-    step."""
+    differ, and no single count of zeros of one family's figures makes them alike
+    (:func:`.agreement.recount`), the family with the smaller margin is decoded again with
+    the other's step."""
     if steps is not None or any(r.best is None for r in reads):
         return reads
     b = [abs(r.best.b) for r in reads]

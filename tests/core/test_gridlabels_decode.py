@@ -277,12 +277,20 @@ def test_the_count_of_zeros_is_chosen_by_both_families_and_the_crs():
     assert all("zeros" in reader._why(r) for r in open_)
 
 
+def _read_on(a: float, b: float, score: float, lines: range):
+    """A sequence ``a + b k`` whose string a word by the frame reads with probability 0.9
+    on each of ``lines``."""
+    from core.gridlabels.decode import Sequence
+
+    return Sequence(a, b, score=score, support={(k, -1): (k, 0.9) for k in lines})
+
+
 def _labelled(family: str, a: float, b: float, used: range, rivals: dict[int, str]):
     """A family's sure sequence ``a + b k`` whose labels on the lines ``used`` agree, and
     sure labels left out (line -> text), as :func:`reader._records` gives them."""
-    from core.gridlabels.decode import FamilyReading, Sequence
+    from core.gridlabels.decode import FamilyReading
 
-    seq = Sequence(a, b, score=40.0, support={(k, -1): (k, 0.9) for k in used})
+    seq = _read_on(a, b, 40.0, used)
     records = [{"family": family, "line": k, "end": -1, "box": [100 * k, 20, 100 * k + 60, 40],
                 "text": seq.text(k), "value": a + b * k, "confidence": 90.0, "used": True}
                for k in used]
@@ -326,7 +334,7 @@ def test_steps_that_conflict_take_the_one_count_of_zeros_that_makes_them_alike()
     steps alike and fits Lambert-93, so the columns are named 312000 ...; without an area
     of use the rows' count could change too, several ways remain and nothing is chosen."""
     from core.gridlabels import agreement
-    from core.gridlabels.decode import FamilyReading, Sequence
+    from core.gridlabels.decode import FamilyReading
 
     def family(best, zeros, second=None):
         r = FamilyReading(best, second, best.score - (second.score if second else 0.0),
@@ -335,7 +343,7 @@ def test_steps_that_conflict_take_the_one_count_of_zeros_that_makes_them_alike()
         return r
 
     def seq(a, b, score):
-        return Sequence(a, b, score=score, support={(k, -1): (k, 0.9) for k in range(4)})
+        return _read_on(a, b, score, range(4))
 
     columns = family(seq(31200.0, 100.0, 59.1), [seq(312000.0, 1000.0, 53.6),
                                                  seq(312.0, 1.0, 38.9)],
