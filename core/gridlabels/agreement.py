@@ -16,7 +16,7 @@ import numpy as np
 
 from ..errors import option
 from .decode import FamilyReading, Sequence, same_figures
-from .orient import plausible_values
+from .orient import UNITS, plausible_values
 
 FAMILIES = ("columns", "rows")
 #: A family's sequence is taken when its evidence beats the runner-up's by at least this
@@ -59,6 +59,10 @@ def choose_zeros(reads: list[FamilyReading], area: np.ndarray | None) -> list[Fa
     if all(len(o) <= 1 for o in options):
         return reads
     choices = _fitting(options, area)
+    if not choices:
+        scaled = _rescaled(reads, area)
+        if scaled is not None:
+            return scaled
     out = list(reads)
     for f in (0, 1):
         if len(options[f]) <= 1:
@@ -77,6 +81,59 @@ def choose_zeros(reads: list[FamilyReading], area: np.ndarray | None) -> list[Fa
                                    zeros=r.zeros)
             out[f].index = r.index
     return out
+
+
+#: Counts of zeros :func:`_rescaled` tries: the figures as read times 10**j.
+RESCALE = (-2, -1, 0, 1, 2)
+
+
+def _rescaled(reads: list[FamilyReading], area: np.ndarray | None
+              ) -> list[FamilyReading] | None:
+    """Both families' figures read surely but no count of zeros the reader weighed fits:
+    the one choice of zeros for both (each best times 10**j, j in :data:`RESCALE`, the
+    figures as read) that :func:`fit` s the area of use; None when there are several or
+    none, or no area of use (steps alone fit many). Raised zeros missed on every label of
+    both families (``70600`` and ``681800`` for 706000 and 6818000) read this way."""
+    if area is None or not all(sure(r) for r in reads):
+        return None
+    grids: dict[tuple, tuple] = {}
+    # the least changed first: of the pairs naming one grid (in kilometres and in metres)
+    # the one with the fewest zeros added or taken away is named
+    for js in sorted(itertools.product(RESCALE, RESCALE), key=lambda js: sum(map(abs, js))):
+        pair = tuple(_times(r.best, 10.0 ** j) for r, j in zip(reads, js, strict=True))
+        for grid in _square_grids(pair, area):
+            grids.setdefault(grid, pair)
+    if len(grids) != 1:
+        return None
+    return [_taking(r, s) if s is not r.best else r
+            for r, s in zip(reads, next(iter(grids.values())), strict=True)]
+
+
+def _square_grids(pair: tuple[Sequence, Sequence], area: np.ndarray) -> set[tuple]:
+    """The grids two families' sequences may name when both are printed in one unit
+    (:data:`.orient.UNITS`) with one step: which family is eastings, and both families'
+    ``a, b`` in grid-CRS units, for each way (:func:`.orient.plausible_values`: with or
+    without a dropped minus) one family's values are eastings of ``area`` and the other's
+    northings."""
+    if abs(abs(pair[0].b) - abs(pair[1].b)) > 1e-6 * abs(pair[0].b):
+        return set()
+    out = set()
+    for unit in UNITS:
+        for e in (0, 1):
+            east, north = pair[e], pair[1 - e]
+            if (plausible_values(area, (0,), (unit,))(east.a + east.b * east.span())
+                    and plausible_values(area, (1,), (unit,))(north.a + north.b * north.span())):
+                out.add((e, *(round(unit * v, 3) for v in (east.a, east.b, north.a, north.b))))
+    return out
+
+
+def _times(s: Sequence, factor: float) -> Sequence:
+    """``s`` with its values ``factor`` times larger, its evidence and support the same
+    (the same figures read; ``s`` itself for a factor of 1)."""
+    if factor == 1.0:
+        return s
+    return Sequence(s.a * factor, s.b * factor, s.score, dict(s.ways), dict(s.way_margins),
+                    dict(s.support))
 
 
 def _taking(r: FamilyReading, seq: Sequence) -> FamilyReading:

@@ -188,19 +188,20 @@ def axes_within_area(naming: Naming, corners: np.ndarray, area: np.ndarray | Non
     return bool(ok[:, 0].all()), bool(ok[:, 1].all())
 
 
-def plausible_values(area: np.ndarray | None, axes: tuple[int, ...] = (0, 1)
-                     ) -> Callable[[np.ndarray], bool] | None:
-    """A test of one family's printed values (``(K,)``): can they, as printed or in
-    thousands, with or without a dropped minus sign, all be eastings (axis 0) or all be
-    northings (axis 1), of ``axes``, inside ``area`` (:func:`area_of_use`, widened by
-    :data:`AREA_SLACK`)? None when there is no area to test against."""
+def plausible_values(area: np.ndarray | None, axes: tuple[int, ...] = (0, 1),
+                     units: tuple[float, ...] = UNITS) -> Callable[[np.ndarray], bool] | None:
+    """A test of one family's printed values (``(K,)``): can they, in one of ``units``
+    (as printed or in thousands), with or without a dropped minus sign, all be eastings
+    (axis 0) or all be northings (axis 1), of ``axes``, inside ``area``
+    (:func:`area_of_use`, widened by :data:`AREA_SLACK`)? None when there is no area to
+    test against."""
     if area is None:
         return None
     pad = AREA_SLACK * np.array([area[2] - area[0], area[3] - area[1]])
     lo, hi = area[:2] - pad, area[2:] + pad
 
     def test(values: np.ndarray) -> bool:
-        for unit, sign in itertools.product(UNITS, (1.0, -1.0)):
+        for unit, sign in itertools.product(units, (1.0, -1.0)):
             v = sign * unit * np.asarray(values, float)
             if any(np.all((v >= lo[a]) & (v <= hi[a])) for a in axes):
                 return True

@@ -355,3 +355,33 @@ def test_steps_that_conflict_take_the_one_count_of_zeros_that_makes_them_alike()
     assert named[0].margin == pytest.approx(53.6 - 36.0)
     assert named[1] is rows
     assert agreement.recount([columns, rows], None) is None
+
+
+def test_zeros_missed_on_both_families_are_restored_by_the_one_grid_that_fits():
+    """Raised zeros missed on every label of both families (measured on a generated
+    sheet): columns 70600 (or 706000, as likely) step 100, rows 681800 step -100, read
+    surely. No count the reader weighed fits Lambert-93 (681800 is no northing); the
+    figures as read with zeros added to both name one grid in it: 706000 and 6818000 (in
+    metres; 706 and 6818 km is the same grid). With no area of use no zero is added: the
+    counts as read that step alike are named."""
+    from core.gridlabels import agreement
+    from core.gridlabels.decode import FamilyReading
+
+    def family(best, zeros, second):
+        r = FamilyReading(best, second, best.score - second.score, zeros=zeros)
+        r.index = []
+        return r
+
+    columns = family(_read_on(70600.0, 100.0, 53.5, range(2, 5)),
+                     [_read_on(706000.0, 1000.0, 51.0, range(2, 5))],
+                     _read_on(70900.0, -100.0, 38.9, range(2, 5)))
+    rows = family(_read_on(681800.0, -100.0, 90.6, range(4)),
+                  [_read_on(68180.0, -10.0, 83.0, range(4))],
+                  _read_on(681600.0, 100.0, 32.4, range(4)))
+    area = area_of_use(parse_crs("EPSG:2154"))
+    named = agreement.choose_zeros([columns, rows], area)
+    assert [(r.best.a, r.best.b) for r in named] == [(706000.0, 1000.0), (6818000.0, -1000.0)]
+    assert all(agreement.sure(r) for r in named)
+    assert named[1].best.support == rows.best.support        # the same figures read
+    free = agreement.choose_zeros([columns, rows], None)
+    assert [(r.best.a, r.best.b) for r in free] == [(70600.0, 100.0), (681800.0, -100.0)]
