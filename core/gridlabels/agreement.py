@@ -244,7 +244,8 @@ def contradicted(labels: list[dict], reads: list[FamilyReading]) -> list[str]:
         shared = {int(v // unit) for v in used}
         if len(shared) != 1:
             continue                   # the used labels themselves change those figures
-        witnesses = [x for x in left_out if x["family"] == FAMILIES[f]
+        # by the frame only: inside the map stray numbers are printed like labels
+        witnesses = [x for x in left_out if x["family"] == FAMILIES[f] and x["end"] != 0
                      and _witness(x["value"], best.text(x["line"]), unit)]
         if witnesses:
             shown = ", ".join(f"{x['text']!r} at ({x['box'][0]}, {x['box'][1]}) on the "

@@ -53,7 +53,7 @@ from .orient import (
     text_north,
     within_area,
 )
-from .words import Word, inside_words, margin_words, sheet_gray
+from .words import Word, inside_gray, inside_words, margin_words, sheet_gray
 
 #: A sheet named with a margin below this is "uncertain" (footprints, review): named, but
 #: worth a look.
@@ -172,12 +172,16 @@ def read_grid_labels(image: ImageLike, result: GraticuleResult, crs=None,
     reads = [_decode(words, logp, f, steps, fits) for f in (0, 1)]
     where = "by the frame"
     if any(not sure(r) for r in reads):
-        more = inside_words(gray, reduce, result)
+        more = inside_words(*inside_gray(image, gray, reduce, result), result)
+        more_logp = _read(more)
+        keep = _numbers(more_logp)
+        more, more_logp = [w for w, k in zip(more, keep, strict=True) if k], more_logp[keep]
         if more:
-            words, logp = words + more, np.concatenate([logp, _read(more)])
-            again = [_decode(words, logp, f, steps, fits) if not sure(reads[f]) else reads[f]
-                     for f in (0, 1)]
+            both, both_logp = words + more, np.concatenate([logp, more_logp])
+            again = [_decode(both, both_logp, f, steps, fits) if not sure(reads[f])
+                     else reads[f] for f in (0, 1)]
             if sum(map(sure, again)) > sum(map(sure, reads)):
+                words, logp = both, both_logp
                 reads, where = again, "by the frame and inside the map"
     reads = choose_zeros(reads, area)
     reads = _one_step(words, logp, reads, steps, fits, area)
@@ -227,6 +231,22 @@ def _read(words: list[Word]) -> np.ndarray:
     x = np.stack([net_input(img) for w in words for img in w.images])
     logp = read_logits(x)
     return logp.reshape(len(words), 2, *logp.shape[1:])
+
+
+#: Inside the map a word is a candidate label only when the reader reads a number of two
+#: figures or more in it at least this surely (map text reads one or two figures weakly).
+INSIDE_SURE = 0.5
+
+
+def _numbers(logp: np.ndarray) -> np.ndarray:
+    """Which words (``logp`` as :func:`_read` gives it) the reader reads as a number of two
+    figures or more with probability at least :data:`INSIDE_SURE`, either way up: inside
+    the map, where most words are map text, the others are no label."""
+    if not len(logp):
+        return np.zeros(0, bool)
+    likely = likely_strings(logp.reshape(-1, *logp.shape[2:]), INSIDE_SURE)
+    sure_number = [any(sum(c.isdigit() for c in s) >= 2 for s, _ in one) for one in likely]
+    return np.array(sure_number).reshape(-1, 2).any(axis=1)
 
 
 def _decode(words: list[Word], logp: np.ndarray, f: int, steps: set[float] | None,

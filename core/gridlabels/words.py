@@ -53,6 +53,9 @@ from .strips import (
 #: The sheet is read at 1/reduce of its size, reduce the largest of 1, 2, 4 that keeps a
 #: grid cell at least this many pixels.
 MIN_CELL_PX = 700
+#: Values inside the map are sought at the largest reduction that keeps a grid cell at
+#: least this many pixels (their figures, smaller than the margin's, about 8 px then).
+INSIDE_MIN_CELL_PX = 1000
 #: Wide window: cells either side of a line, beyond the outermost crossing, and inside it.
 ACROSS_CELLS = 0.3
 BEYOND_CELLS = 1.25
@@ -129,11 +132,11 @@ class Word:
     height: float
 
 
-def reduction(result: GraticuleResult) -> int:
-    """1, 2 or 4: the largest that keeps a grid cell at least :data:`MIN_CELL_PX` px."""
+def reduction(result: GraticuleResult, min_cell_px: float = MIN_CELL_PX) -> int:
+    """1, 2 or 4: the largest that keeps a grid cell at least ``min_cell_px`` px."""
     cell = min(result.columns.spacing_px, result.rows.spacing_px)
     for r in (4, 2):
-        if cell / r >= MIN_CELL_PX:
+        if cell / r >= min_cell_px:
             return r
     return 1
 
@@ -142,6 +145,18 @@ def sheet_gray(image: ImageLike, result: GraticuleResult) -> tuple[np.ndarray, i
     """The sheet in grey at the size words are found at, and its reduction."""
     reduce = reduction(result)
     return read_image(image, reduce=reduce, gray=True), reduce
+
+
+def inside_gray(image: ImageLike, gray: np.ndarray, reduce: int, result: GraticuleResult
+                ) -> tuple[np.ndarray, int]:
+    """The sheet in grey at the size values inside the map are sought at, and its
+    reduction: the frame words' (``gray`` at 1/``reduce``) unless a grid cell would be
+    under :data:`INSIDE_MIN_CELL_PX` there, then finer (values printed on the map are
+    smaller than the margin's, and their thin strokes vanish at half size)."""
+    fine = reduction(result, INSIDE_MIN_CELL_PX)
+    if fine >= reduce:
+        return gray, reduce
+    return read_image(image, reduce=fine, gray=True), fine
 
 
 def _word(dark: np.ndarray, box: np.ndarray, m: np.ndarray, reduce: int, f: int, k: int,
@@ -332,12 +347,20 @@ def inside_words(gray: np.ndarray, reduce: int, result: GraticuleResult) -> list
         strip, m = cut_strip(gray, start, d, np.array([-d[1], d[0]]), width, length)
         # (not mended: values stand apart from the line, which crosses the map's strokes)
         ink, dark = strip_ink(strip, int(max(3 * max_h, 0.06 * cell)), mend=False)
-        words = [w for w in find_words(ink, 5, max_h, JOIN) if _number_like(w)]
-        scored = sorted(word_emptiness(words, ink, width, REACH, RING),
-                        key=lambda s: (not _one_height(ink, s[1]), round(s[0] / EMPTY_STEP),
-                                       -min(s[1][2] - s[1][0], s[1][3] - s[1][1])))
+        # small figures print lighter than the map's outlines, which set the threshold:
+        # sought also in the faint ink, a word found in both kept once
+        scored = []
+        for binary in (ink, (dark > FAINT_INK).astype(np.uint8) * 255):
+            words = [w for w in find_words(binary, 5, max_h, JOIN) if _number_like(w)]
+            scored += [(not _one_height(binary, s[1]), round(s[0] / EMPTY_STEP),
+                        -min(s[1][2] - s[1][0], s[1][3] - s[1][1]), s[1])
+                       for s in word_emptiness(words, binary, width, REACH, RING)]
+        boxes: list[np.ndarray] = []
+        for *_, box in sorted(scored, key=lambda s: s[:3]):
+            if not any(box_iou(tuple(b), tuple(box)) > 0.5 for b in boxes):
+                boxes.append(box)
         out = []
-        for _, box, _, _ in scored[:WORDS_PER_LINE]:
+        for box in boxes[:WORDS_PER_LINE]:
             alone = _alone(dark, box)
             runs_along = (box[3] - box[1]) > (box[2] - box[0])
             out.append((_word(alone, box, m, reduce, f, k, 0), runs_along,

@@ -72,6 +72,24 @@ def test_generated_sheets_are_named_with_their_certainty(style, tmp_path):
         assert np.hypot(near["centre"][0] - cx, near["centre"][1] - cy) < 60
 
 
+def test_small_values_printed_inside_the_map_are_found_and_named(tmp_path):
+    """Values printed on the map itself, small and grey beside their lines (the ``inside``
+    style; a cell of 1450 px, so the frame's words are sought at half size): they are
+    sought at full size and in the faint ink too, and the sheet is named right from the
+    CRS alone with labels found inside the map (it was refused: "values read surely on
+    0 line")."""
+    sheet = generate_sheet(1, 4200, difficulty=0.3, spacing_px=1450.0, content_scale=0.5,
+                           jpeg_roundtrip=True, margin_labels="inside", label_size_px=50.0,
+                           label_missing=0.0, label_distractors=2,
+                           centre_easting=652400.0, centre_northing=6862300.0)
+    path = tmp_path / "inside.jpg"
+    path.write_bytes(sheet.jpeg)
+    res = georeference(path, LAMBERT, gcps=False, mask=False)
+    assert _naming_error(sheet, res) <= 2.0
+    inside = [lab for lab in res.labels if lab["used"] and lab["end"] == 0]
+    assert len({(lab["family"], lab["line"]) for lab in inside}) >= 4
+
+
 def test_small_raised_zeros_are_named_right_or_refused_with_both_candidates(tmp_path):
     """``651`` and small raised ``000`` on a small sheet: the reader may hesitate between
     651000 and 65100 (a raised zero lost); then it refuses and names both, never places the

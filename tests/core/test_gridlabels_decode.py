@@ -285,16 +285,19 @@ def _read_on(a: float, b: float, score: float, lines: range):
     return Sequence(a, b, score=score, support={(k, -1): (k, 0.9) for k in lines})
 
 
-def _labelled(family: str, a: float, b: float, used: range, rivals: dict[int, str]):
+def _labelled(family: str, a: float, b: float, used: range, rivals: dict[int, str],
+              rival_end: int = 1):
     """A family's sure sequence ``a + b k`` whose labels on the lines ``used`` agree, and
-    sure labels left out (line -> text), as :func:`reader._records` gives them."""
+    sure labels left out (line -> text) at ``rival_end`` of their line (0: inside the
+    map), as :func:`reader._records` gives them."""
     from core.gridlabels.decode import FamilyReading
 
     seq = _read_on(a, b, 40.0, used)
     records = [{"family": family, "line": k, "end": -1, "box": [100 * k, 20, 100 * k + 60, 40],
                 "text": seq.text(k), "value": a + b * k, "confidence": 90.0, "used": True}
                for k in used]
-    records += [{"family": family, "line": k, "end": 1, "box": [100 * k, 900, 100 * k + 60, 920],
+    records += [{"family": family, "line": k, "end": rival_end,
+                 "box": [100 * k, 900, 100 * k + 60, 920],
                  "text": t, "value": float(t), "confidence": 85.0, "used": False}
                 for k, t in rivals.items()]
     return FamilyReading(seq, None, 15.6), records
@@ -326,6 +329,20 @@ def test_leading_figures_shared_by_every_label_are_refused_when_a_label_reads_th
         assert found[0].startswith("every row label used (5750 5500 5250 5000) begins "
                                    "with 5, which the steps between them do not check, "
                                    "but '2700' at (400, 900) on the 4750 line")
+
+
+def test_a_number_inside_the_map_is_no_witness_of_the_labels_leading_figures():
+    """Values printed inside the map, 874 875 876 877 (km), and a house number 216 printed
+    the same way by the 876 line (measured on a generated sheet): its last figure matches
+    the line's 1 time in 10, which would make it a witness by the frame; inside the map it
+    is none. The same reading by the frame still is one."""
+    from core.gridlabels import agreement
+
+    rows, row_records = _labelled("rows", 6643.0, -1.0, range(4), {})
+    columns, inside = _labelled("columns", 874.0, 1.0, range(4), {2: "216"}, rival_end=0)
+    assert agreement.contradicted(inside + row_records, [columns, rows]) == []
+    _, by_frame = _labelled("columns", 874.0, 1.0, range(4), {2: "216"})
+    assert agreement.contradicted(by_frame + row_records, [columns, rows])
 
 
 def test_steps_that_conflict_take_the_one_count_of_zeros_that_makes_them_alike():
@@ -385,3 +402,16 @@ def test_zeros_missed_on_both_families_are_restored_by_the_one_grid_that_fits():
     assert named[1].best.support == rows.best.support        # the same figures read
     free = agreement.choose_zeros([columns, rows], None)
     assert [(r.best.a, r.best.b) for r in free] == [(70600.0, 100.0), (681800.0, -100.0)]
+
+
+def test_inside_the_map_only_words_read_surely_as_numbers_are_candidates():
+    """Inside the map most words are map text: a lone figure read surely, a two-figure
+    number whose figures are each as likely another (10, 18, 70 or 78), are no candidates;
+    a value read surely either way up is."""
+    from core.gridlabels.reader import _numbers
+
+    blank = _logp("")
+    unsure = _logp("10", sure=0.5, other={0: ("7", 0.5), 1: ("8", 0.5)})
+    logp = np.array([np.stack([_logp("1"), blank]), np.stack([unsure, blank]),
+                     np.stack([blank, _logp("945")])])
+    assert _numbers(logp).tolist() == [False, False, True]
