@@ -171,6 +171,7 @@ def read_grid_labels(image: ImageLike, result: GraticuleResult, crs=None,
     logp = _read(words)
     reads = [_decode(words, logp, f, steps, fits) for f in (0, 1)]
     where = "by the frame"
+    set_aside: list[dict] = []
     if any(not sure(r) for r in reads):
         more = inside_words(*inside_gray(image, gray, reduce, result), result)
         more_logp = _read(more)
@@ -183,6 +184,8 @@ def read_grid_labels(image: ImageLike, result: GraticuleResult, crs=None,
             if sum(map(sure, again)) > sum(map(sure, reads)):
                 words, logp = both, both_logp
                 reads, where = again, "by the frame and inside the map"
+            else:
+                set_aside = _set_aside(more, more_logp)
     reads = choose_zeros(reads, area)
     reads = _one_step(words, logp, reads, steps, fits, area)
     reads = _other_axis(words, logp, reads, steps, area)
@@ -204,7 +207,8 @@ def read_grid_labels(image: ImageLike, result: GraticuleResult, crs=None,
         raise LabelsUnreadableError(
             "the grid values printed on the sheet do not name the grid surely ("
             + "; ".join(f"{FAMILIES[f]}: {_why(reads[f])}" for f in unsure)
-            + f"; {len(words)} words read {where}); " + ask_anchor(), labels, certainty)
+            + f"; {len(words)} words read {where}); " + ask_anchor(), labels + set_aside,
+            certainty)
     contradictions = contradicted(labels, reads)
     if contradictions:
         raise LabelsUnreadableError("; ".join(contradictions) + ": the same figure may be "
@@ -378,6 +382,29 @@ def _records(words: list[Word], logp: np.ndarray, reads: list[FamilyReading]) ->
                         "confidence": round(100.0 * p, 1),
                         "up": [round(v, 3) for v in w.ups[way]], "used": bool(used),
                         "why": why, "short": short, "inside": w.end == 0})
+    return out
+
+
+def _set_aside(words: list[Word], logp: np.ndarray) -> list[dict]:
+    """Records (as :func:`_records` gives them, none used) of the words read inside the map
+    that made no family surer and were set aside: shown with a refusal (``--debug``)."""
+    out = []
+    free = likely_strings(logp.reshape(-1, *logp.shape[2:]), 0.0)
+    for i, w in enumerate(words):
+        way = max((0, 1), key=lambda o: free[2 * i + o][0][1] if free[2 * i + o] else 0.0)
+        if not free[2 * i + way]:
+            continue
+        text, p = free[2 * i + way][0]
+        try:
+            value = float(text)
+        except ValueError:
+            value = None
+        out.append({"family": FAMILIES[w.family], "line": w.line, "end": w.end,
+                    "box": [int(v) for v in w.box], "text": text, "value": value,
+                    "confidence": round(100.0 * p, 1),
+                    "up": [round(v, 3) for v in w.ups[way]], "used": False,
+                    "why": "read inside the map by its line; set aside: it made no family "
+                           "surer", "short": "set aside", "inside": True})
     return out
 
 

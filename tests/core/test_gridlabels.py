@@ -90,6 +90,27 @@ def test_small_values_printed_inside_the_map_are_found_and_named(tmp_path):
     assert len({(lab["family"], lab["line"]) for lab in inside}) >= 4
 
 
+def test_words_read_inside_the_map_and_set_aside_are_shown_with_the_refusal(tmp_path):
+    """An ``inside`` sheet with its values left out (a stray number printed among the map):
+    the words read inside the map name no family and are set aside, but the refusal still
+    carries them (what ``--debug`` draws), each with its reading and why it was not used."""
+    sheet = generate_sheet(2, 4200, difficulty=0.3, spacing_px=1450.0, content_scale=0.5,
+                           jpeg_roundtrip=True, margin_labels="inside", label_size_px=50.0,
+                           label_missing=0.8, label_distractors=2,
+                           centre_easting=652400.0, centre_northing=6862300.0)
+    path = tmp_path / "inside.jpg"
+    path.write_bytes(sheet.jpeg)
+    with pytest.raises(LabelsUnreadableError) as refused:
+        georeference(path, LAMBERT, gcps=False, mask=False)
+    aside = [lab for lab in refused.value.labels if lab["short"] == "set aside"]
+    assert aside and all(lab["inside"] and not lab["used"] for lab in aside)
+    assert all("made no family surer" in lab["why"] for lab in aside)
+    h, w = sheet.image.shape[:2]
+    for lab in aside:
+        x0, y0, x1, y1 = lab["box"]
+        assert 0 <= x0 < x1 <= w and 0 <= y0 < y1 <= h and lab["confidence"] > 0
+
+
 def test_small_raised_zeros_are_named_right_or_refused_with_both_candidates(tmp_path):
     """``651`` and small raised ``000`` on a small sheet: the reader may hesitate between
     651000 and 65100 (a raised zero lost); then it refuses and names both, never places the
