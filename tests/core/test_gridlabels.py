@@ -72,18 +72,25 @@ def test_generated_sheets_are_named_with_their_certainty(style, tmp_path):
         assert np.hypot(near["centre"][0] - cx, near["centre"][1] - cy) < 60
 
 
+def _inside_sheet(tmp_path, seed: int, missing: float):
+    """A 4200 px sheet printing its values inside the map (a cell of 1450 px, so the
+    frame's words are sought at half size), ``missing`` of them left out."""
+    sheet = generate_sheet(seed, 4200, difficulty=0.3, spacing_px=1450.0, content_scale=0.5,
+                           jpeg_roundtrip=True, margin_labels="inside", label_size_px=50.0,
+                           label_missing=missing, label_distractors=2,
+                           centre_easting=652400.0, centre_northing=6862300.0)
+    path = tmp_path / "inside.jpg"
+    path.write_bytes(sheet.jpeg)
+    return sheet, path
+
+
 def test_small_values_printed_inside_the_map_are_found_and_named(tmp_path):
     """Values printed on the map itself, small and grey beside their lines (the ``inside``
     style; a cell of 1450 px, so the frame's words are sought at half size): they are
     sought at full size and in the faint ink too, and the sheet is named right from the
     CRS alone with labels found inside the map (it was refused: "values read surely on
     0 line")."""
-    sheet = generate_sheet(1, 4200, difficulty=0.3, spacing_px=1450.0, content_scale=0.5,
-                           jpeg_roundtrip=True, margin_labels="inside", label_size_px=50.0,
-                           label_missing=0.0, label_distractors=2,
-                           centre_easting=652400.0, centre_northing=6862300.0)
-    path = tmp_path / "inside.jpg"
-    path.write_bytes(sheet.jpeg)
+    sheet, path = _inside_sheet(tmp_path, 1, missing=0.0)
     res = georeference(path, LAMBERT, gcps=False, mask=False)
     assert _naming_error(sheet, res) <= 2.0
     inside = [lab for lab in res.labels if lab["used"] and lab["end"] == 0]
@@ -94,12 +101,7 @@ def test_words_read_inside_the_map_and_set_aside_are_shown_with_the_refusal(tmp_
     """An ``inside`` sheet with its values left out (a stray number printed among the map):
     the words read inside the map name no family and are set aside, but the refusal still
     carries them (what ``--debug`` draws), each with its reading and why it was not used."""
-    sheet = generate_sheet(2, 4200, difficulty=0.3, spacing_px=1450.0, content_scale=0.5,
-                           jpeg_roundtrip=True, margin_labels="inside", label_size_px=50.0,
-                           label_missing=0.8, label_distractors=2,
-                           centre_easting=652400.0, centre_northing=6862300.0)
-    path = tmp_path / "inside.jpg"
-    path.write_bytes(sheet.jpeg)
+    sheet, path = _inside_sheet(tmp_path, 2, missing=0.8)
     with pytest.raises(LabelsUnreadableError) as refused:
         georeference(path, LAMBERT, gcps=False, mask=False)
     aside = [lab for lab in refused.value.labels if lab["short"] == "set aside"]
