@@ -9,7 +9,9 @@ make the two families agree (:mod:`.agreement`): how many zeros end the values, 
 reader cannot count them (:func:`.agreement.choose_zeros`, or when the families' steps
 differ :func:`.agreement.recount`), one step for both, and no family whose shared leading
 figures a label of one of its lines reads otherwise (:func:`.agreement.contradicted`: one
-glyph misread alike on every label); then decide which family is the easting, the signs
+glyph misread alike on every label); two families named whose values can only be the same
+axis of the CRS are read again, each as the other axis, with the words inside the map too
+(one was read cut short); then decide which family is the easting, the signs
 and the units (:mod:`.orient`). Below :data:`.agreement.MIN_MARGIN` (or with two namings
 the text and the CRS cannot separate) nothing is named: :class:`LabelsUnreadableError`
 says what was read, the best candidates and how to settle it.
@@ -172,11 +174,9 @@ def read_grid_labels(image: ImageLike, result: GraticuleResult, crs=None,
     reads = [_decode(words, logp, f, steps, fits) for f in (0, 1)]
     where = "by the frame"
     set_aside: list[dict] = []
+    more = None
     if any(not sure(r) for r in reads):
-        more = inside_words(*inside_gray(image, gray, reduce, result), result)
-        more_logp = _read(more)
-        keep = _numbers(more_logp)
-        more, more_logp = [w for w, k in zip(more, keep, strict=True) if k], more_logp[keep]
+        more, more_logp = _inside_numbers(image, gray, reduce, result)
         if more:
             both, both_logp = words + more, np.concatenate([logp, more_logp])
             again = [_decode(both, both_logp, f, steps, fits) if not sure(reads[f])
@@ -189,6 +189,17 @@ def read_grid_labels(image: ImageLike, result: GraticuleResult, crs=None,
     reads = choose_zeros(reads, area)
     reads = _one_step(words, logp, reads, steps, fits, area)
     reads = _other_axis(words, logp, reads, steps, area)
+    if _axes_clash(reads, area):
+        pool, pool_logp = words, logp
+        if where == "by the frame":
+            if more is None:
+                more, more_logp = _inside_numbers(image, gray, reduce, result)
+            pool, pool_logp = words + more, np.concatenate([logp, more_logp])
+        resolved = _resolve_clash(pool, pool_logp, reads, steps, area)
+        if resolved is not None:
+            if pool is not words:
+                where, set_aside = "by the frame and inside the map", []
+            words, logp, reads = pool, pool_logp, resolved
     certainty = _certainty(reads)
     labels = _records(words, logp, reads)
     unsure = [f for f in (0, 1) if not sure(reads[f])]
@@ -226,6 +237,16 @@ def read_grid_labels(image: ImageLike, result: GraticuleResult, crs=None,
                             f"{r['text']!r} at ({r['box'][0]}, {r['box'][1]})"
                             for r in rejected[:6]) + (" ..." if len(rejected) > 6 else ""))
     return GridLabelling(naming, labels, certainty, warnings, time.perf_counter() - start)
+
+
+def _inside_numbers(image: ImageLike, gray: np.ndarray, reduce: int,
+                    result: GraticuleResult) -> tuple[list[Word], np.ndarray]:
+    """The words along the lines inside the map that read as numbers (:func:`_numbers`),
+    and the reader's output for them."""
+    more = inside_words(*inside_gray(image, gray, reduce, result), result)
+    more_logp = _read(more)
+    keep = _numbers(more_logp)
+    return [w for w, k in zip(more, keep, strict=True) if k], more_logp[keep]
 
 
 def _read(words: list[Word]) -> np.ndarray:
@@ -301,8 +322,7 @@ def _other_axis(words: list[Word], logp: np.ndarray, reads: list[FamilyReading],
         named, other = reads[f], reads[1 - f]
         if not sure(named) or sure(other) or other.best is None:
             continue
-        values = named.best.a + named.best.b * named.best.span()
-        axes = [a for a in (0, 1) if plausible_values(area, (a,))(values)]
+        axes = _axes(named, area)
         if len(axes) != 1:
             continue
         b = abs(named.best.b)                   # both families step alike (_one_step)
@@ -312,6 +332,46 @@ def _other_axis(words: list[Word], logp: np.ndarray, reads: list[FamilyReading],
         top = {key(s) for s in (other.best, other.runner_up) if s is not None}
         if again.best is not None and key(again.best) in top:
             out[1 - f] = again
+    return out
+
+
+def _axes(r: FamilyReading, area: np.ndarray) -> list[int]:
+    """The axes (0 eastings, 1 northings) the family's best values can be in the area."""
+    values = r.best.a + r.best.b * r.best.span()
+    return [a for a in (0, 1) if plausible_values(area, (a,))(values)]
+
+
+def _axes_clash(reads: list[FamilyReading], area: np.ndarray | None) -> bool:
+    """Both families named, but their values can only be the same axis of the grid CRS
+    (rows read 388000 ... beside columns 573000 ...: both Lambert-93 eastings only)."""
+    if area is None or not all(sure(r) for r in reads):
+        return False
+    first, second = _axes(reads[0], area), _axes(reads[1], area)
+    return not any(a != b for a in first for b in second)
+
+
+def _resolve_clash(words: list[Word], logp: np.ndarray, reads: list[FamilyReading],
+                   steps: set[float] | None, area: np.ndarray) -> list[FamilyReading] | None:
+    """Two families that can only be one axis (:func:`_axes_clash`): one was read cut short
+    (``6 389 000`` found as ``389000`` by the frame). Each family is decoded again, with the
+    other's step and only values of the other axis; when exactly one is then named surely
+    (its margin over that axis's other sequences), it replaces its reading; else None."""
+    found = []
+    for g in (0, 1):
+        axes = _axes(reads[1 - g], area)
+        if len(axes) != 1:
+            continue
+        b = abs(reads[1 - g].best.b)
+        alike = steps if steps is not None else {b, b * 1000.0, b / 1000.0}
+        again = _decode(words, logp, g, alike, plausible_values(area, (1 - axes[0],)),
+                        rule_out_best=True)
+        if sure(again):
+            found.append((g, again))
+    if len(found) != 1:
+        return None
+    g, again = found[0]
+    out = list(reads)
+    out[g] = again
     return out
 
 

@@ -260,3 +260,26 @@ def test_the_plugin_runtime_reads_a_real_sheet_as_the_venv_does():
             assert abs(fam["margin"] - other["margin"]) < 0.01
     else:
         assert venv == qgis
+
+
+def test_values_read_cut_short_by_the_frame_are_read_whole_when_the_axes_clash(tmp_path):
+    """Grouped values at 4000 px (``6 389 000``, 14 px high): the frame's finder cuts the
+    rows' labels at their gap and reads ``389000 390000 ...`` surely, which, beside the
+    columns' ``574000 ...``, can only be Lambert-93 eastings too. The sheet was refused
+    ("cannot be northings"); the rows are now read again with the words the inside finder
+    cuts whole (``6389000``), only as northings, and the sheet is named right."""
+    rng = np.random.default_rng(5003)
+    centre = {"centre_easting": float(rng.uniform(300000, 1000000)),
+              "centre_northing": float(rng.uniform(6300000, 7000000))}
+    sheet = generate_sheet(5003, 4000, difficulty=0.7 * ((4 * 0.618) % 1.0),
+                           spacing_px=945.2, content_scale=0.4, jpeg_roundtrip=True,
+                           margin_labels="grouped", orientation="axis",
+                           grid_spacing_m=1000.0, **centre)
+    path = tmp_path / "grouped.jpg"
+    path.write_bytes(sheet.jpeg)
+    res = georeference(path, LAMBERT, gcps=False, mask=False)
+    assert _naming_error(sheet, res) <= 2.0
+    rows = res.report["labelling"]["certainty"]["families"]["rows"]
+    assert rows["best"].startswith("63") and rows["lines_read"] >= 2
+    used = [lab for lab in res.labels if lab["used"] and lab["family"] == "rows"]
+    assert used and all(len(lab["text"]) == 7 for lab in used)
