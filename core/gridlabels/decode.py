@@ -12,7 +12,10 @@ words agree with best). A line end whose word reads another value, or that has n
 nothing. The evidence is a log-likelihood ratio against a word that is not this label
 reading s anyway: :func:`chance` falls tenfold with every figure (a street, a speck or a
 house number reads ``10`` far more often than ``6862000``), so weak readings of short
-strings on many lines cannot add up to a sure reading of long ones. The difference between
+strings on many lines cannot add up to a sure reading of long ones; and a probability
+below :data:`P_NOISE` is no evidence at all (the reader gives a five-figure string 0.0001
+on words that are not it, which against a chance of 1e-6 would count 4.6 each). The
+difference between
 the best hypothesis and the next is how many times likelier the best is: the **margin**,
 in natural-log units.
 
@@ -46,6 +49,8 @@ from .words import Word
 #: tenfold with each further figure, but not below CHANCE_FLOOR (the reader's own noise).
 CHANCE_ONE = 0.01
 CHANCE_FLOOR = 1e-6
+#: A word reading a string with a probability below this is no evidence of it.
+P_NOISE = 0.01
 #: Readings that propose hypotheses: the likeliest strings of each word, at least this
 #: probable, at most this many per word and way up.
 PROPOSE_P = 0.05
@@ -124,7 +129,7 @@ def chance(s: str) -> float:
 
 def evidence(p: float | np.ndarray, s: str) -> float | np.ndarray:
     """The evidence (natural-log units) of a word reading ``s`` with probability ``p``."""
-    return np.log1p(p / chance(s))
+    return np.log1p(np.where(np.asarray(p) >= P_NOISE, p, 0.0) / chance(s))
 
 
 def value_text(v: float) -> str | None:
